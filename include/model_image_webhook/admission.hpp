@@ -1,0 +1,91 @@
+// The typed view of an admission request that the policy reads. The codec
+// fills it from the AdmissionReview; its string_views point into the request
+// body and live as long as that does.
+#pragma once
+
+#include "model_image_webhook/kube_version.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace miw {
+
+enum class Operation { create, update, remove, connect };
+
+std::optional<Operation> parse_operation(std::string_view text);
+std::string_view to_string(Operation op);
+
+enum class Endpoint { validate, mutate };
+
+std::optional<Endpoint> parse_endpoint(std::string_view text);
+std::string_view to_string(Endpoint endpoint);
+
+struct GroupVersionKind {
+    std::string_view group;
+    std::string_view version;
+    std::string_view kind;
+};
+
+// What a JSON value at some path is, without saying what it holds.
+enum class JsonType { absent, null, boolean, number, string, array, object };
+
+std::string_view to_string(JsonType type);
+
+inline constexpr std::string_view kArtifactGroup = "worker.gpustack.ai";
+inline constexpr std::string_view kArtifactKind = "ModelArtifact";
+
+bool is_model_artifact(const GroupVersionKind& kind);
+
+// The members of spec.source, in the order messages list them.
+inline constexpr std::string_view kSourceMembers[] = {"huggingFace", "modelScope", "persistentVolumeClaim", "image"};
+
+// The parts of a ModelArtifact the rules read.
+struct ModelArtifactView {
+    JsonType spec = JsonType::absent;
+    JsonType source = JsonType::absent;
+    std::vector<std::string_view> sources_present;  // non-null members of kSourceMembers, in that order
+    JsonType image = JsonType::absent;
+    JsonType reference = JsonType::absent;
+    std::string_view reference_value;  // when reference is a string
+    bool allow_patterns_set = false;  // anything but absent, null, [] or ""
+    bool ignore_patterns_set = false;
+    bool spec_unchanged = false;  // UPDATE: spec equals oldObject's spec
+};
+
+struct AdmissionRequest {
+    std::string_view uid;
+    GroupVersionKind kind;
+    std::string_view name;  // request.name, or the object's metadata.name
+    std::string_view namespace_name;
+    std::string_view sub_resource;
+    Operation operation = Operation::create;
+    bool dry_run = false;
+    std::optional<ModelArtifactView> model_artifact;  // set for a ModelArtifact with an object to judge
+};
+
+// Which digest algorithms a pinned reference may use (--digest-algorithms).
+struct DigestAlgorithms {
+    bool sha256 = true;
+    bool sha512 = false;
+};
+
+// "sha256", "sha256,sha512", "sha512"; nullopt for anything else.
+std::optional<DigestAlgorithms> parse_digest_algorithms(std::string_view text);
+
+// The apiserver version as configured or discovered; text is what was seen
+// ("" when nothing has been seen yet), parsed is empty when it cannot be read.
+struct ApiserverVersion {
+    std::string text;
+    std::optional<KubeVersion> parsed;
+
+    static ApiserverVersion from_text(std::string_view text);
+};
+
+struct PolicyConfig {
+    ApiserverVersion apiserver;
+    DigestAlgorithms digest_algorithms;
+};
+
+}  // namespace miw

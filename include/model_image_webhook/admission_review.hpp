@@ -1,0 +1,54 @@
+// The AdmissionReview codec: one request body in, one response out, through
+// the same path for `serve`, `review` and `test`.
+#pragma once
+
+#include "model_image_webhook/admission.hpp"
+
+#include <string>
+#include <vector>
+
+namespace miw {
+
+// Objects nested deeper than this are refused before any rule reads them;
+// real Kubernetes objects stay far below it.
+inline constexpr unsigned kMaxJsonDepth = 1000;
+
+struct ReviewContext {
+    Endpoint endpoint = Endpoint::validate;
+    PolicyConfig policy;
+};
+
+enum class ReviewOutcome {
+    allowed,
+    denied,
+    bad_request,  // a review-shaped answer with status 400: the uid was readable
+    unreadable,  // no review could be formed: a plain HTTP 400
+    internal_error,
+};
+
+std::string_view to_string(ReviewOutcome outcome);
+
+struct ReviewResult {
+    int http_status = 200;
+    std::string content_type = "application/json";
+    std::string body;
+    ReviewOutcome outcome = ReviewOutcome::allowed;
+    std::string error;  // one line, for bad_request, unreadable and internal_error
+
+    // What a log line or a test report says about the request.
+    std::string uid;
+    std::string group;
+    std::string version;
+    std::string kind;
+    std::string namespace_name;
+    std::string name;
+    std::string operation;
+    bool dry_run = false;
+    std::string rules;  // the audit annotation's value
+    std::vector<std::string> warnings;
+};
+
+// Parses body in place (it is overwritten) and answers it.
+ReviewResult review(std::string& body, const ReviewContext& context);
+
+}  // namespace miw

@@ -1,0 +1,29 @@
+// Small text helpers shared by the parsers and the policy messages.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace miw {
+
+// Names the character at text[offset] for a message: "U+0430", "U+0009 (tab)",
+// "byte 0xFF" where the bytes are not UTF-8.
+std::string describe_byte_at(std::string_view text, std::size_t offset);
+
+// The longest prefix of text that is at most max_bytes long and does not cut
+// a UTF-8 sequence in two.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
+
+// A value as Go's %q prints it in a field error ("..." with escapes), cut to
+// about max_bytes so that a megabyte of input is not echoed back.
+std::string quote_value(std::string_view value, std::size_t max_bytes = 128);
+
+// Control characters replaced by spaces and the text cut to max_bytes: the
+// apiserver drops warnings that hold control characters or run too long.
+std::string printable_line(std::string_view text, std::size_t max_bytes);
+
+// "a, b and c"
+std::string join(const std::string_view* items, std::size_t count, std::string_view separator);
+
+}  // namespace miw

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what building and testing model-image-webhook needs on Debian 12.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build     # toolchain
+  rapidjson-dev             # AdmissionReview codec
+  libcxxopts-dev            # command line
+  catch2                    # unit tests
+  python3                   # test helpers
+)
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

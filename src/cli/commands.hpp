@@ -1,0 +1,8 @@
+// The subcommands of model-image-webhook. Each returns the process exit code.
+#pragma once
+
+namespace miw::cli {
+
+int run_review(int argc, char** argv);
+
+}  // namespace miw::cli

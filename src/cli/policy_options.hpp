@@ -1,0 +1,22 @@
+// Command-line options that configure the policy, shared by the commands.
+#pragma once
+
+#include "model_image_webhook/admission.hpp"
+
+#include <cxxopts.hpp>
+
+#include <optional>
+#include <string>
+
+namespace miw::cli {
+
+// The version offline commands assume when none is given: the floor.
+inline constexpr const char* kDefaultOfflineKubeVersion = "v1.35.0";
+
+void add_policy_options(cxxopts::Options& options);
+
+// The PolicyConfig the options describe, or nullopt with error set to a
+// one-line usage message.
+std::optional<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, std::string& error);
+
+}  // namespace miw::cli

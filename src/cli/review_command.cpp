@@ -1,0 +1,94 @@
+// `model-image-webhook review [FILE|-]`: one AdmissionReview in, the answer
+// `serve` would give out on stdout.
+#include "commands.hpp"
+#include "policy_options.hpp"
+
+#include "model_image_webhook/admission_review.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace miw::cli {
+
+namespace {
+
+constexpr int kExitAllowed = 0;
+constexpr int kExitDenied = 1;
+constexpr int kExitInputError = 2;
+
+int usage_error(const std::string& message) {
+    std::cerr << "model-image-webhook review: " << message << "\n";
+    return kExitInputError;
+}
+
+bool read_input(const std::string& path, std::string& out, std::string& error) {
+    std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+    if (file == nullptr) {
+        error = "cannot read " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    char chunk[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) out.append(chunk, n);
+    const bool failed = std::ferror(file) != 0;
+    const int read_errno = errno;
+    if (file != stdin) std::fclose(file);
+    if (failed) {
+        error = "cannot read " + (path == "-" ? std::string("standard input") : path) + ": " + std::strerror(read_errno);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int run_review(int argc, char** argv) {
+    cxxopts::Options options("model-image-webhook review", "Answer one AdmissionReview as the server would; the response goes to stdout.");
+    options.positional_help("[FILE|-]");
+    options.add_options()
+        ("endpoint", "validate or mutate: the path the apiserver would call", cxxopts::value<std::string>()->default_value("validate"))
+        ("h,help", "show this help")
+        ("input", "AdmissionReview JSON file, or - for stdin", cxxopts::value<std::vector<std::string>>());
+    add_policy_options(options);
+    options.parse_positional({"input"});
+
+    cxxopts::ParseResult parsed;
+    try {
+        parsed = options.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception& e) {
+        return usage_error(e.what());
+    }
+    if (parsed.count("help")) {
+        std::cout << options.help() << "\nExit status: 0 allowed, 1 denied, 2 input or usage error.\n";
+        return kExitAllowed;
+    }
+    std::vector<std::string> inputs;
+    if (parsed.count("input")) inputs = parsed["input"].as<std::vector<std::string>>();
+    if (inputs.size() > 1) return usage_error("takes one input file, got " + std::to_string(inputs.size()));
+    const auto endpoint = parse_endpoint(parsed["endpoint"].as<std::string>());
+    if (!endpoint) return usage_error("--endpoint must be validate or mutate");
+    std::string error;
+    const auto policy = policy_from_options(parsed, error);
+    if (!policy) return usage_error(error);
+
+    std::string body;
+    if (!read_input(inputs.empty() ? "-" : inputs.front(), body, error)) return usage_error(error);
+
+    const ReviewResult result = review(body, ReviewContext{*endpoint, *policy});
+    if (result.outcome == ReviewOutcome::unreadable) {
+        std::cerr << "model-image-webhook review: " << result.error << "\n";
+        return kExitInputError;
+    }
+    std::cout << result.body << "\n";
+    switch (result.outcome) {
+        case ReviewOutcome::allowed: return kExitAllowed;
+        case ReviewOutcome::denied: return kExitDenied;
+        default:
+            std::cerr << "model-image-webhook review: " << result.error << "\n";
+            return kExitInputError;
+    }
+}
+
+}  // namespace miw::cli

@@ -1,0 +1,101 @@
+#include "model_image_webhook/pinned_reference.hpp"
+
+#include "model_image_webhook/image_reference.hpp"
+
+namespace miw {
+
+namespace {
+
+PinnedReferenceCheck refuse(std::string rule, std::string detail) {
+    PinnedReferenceCheck out;
+    out.rule = std::move(rule);
+    out.detail = std::move(detail);
+    return out;
+}
+
+std::string pinned_forms(const DigestAlgorithms& algorithms) {
+    std::string out;
+    if (algorithms.sha256) out = "sha256:<64 lowercase hex>";
+    if (algorithms.sha512) out += std::string(out.empty() ? "" : " or ") + "sha512:<128 lowercase hex>";
+    return out;
+}
+
+// Offset of the first glob or pattern character, passing over the brackets
+// of an IPv6 registry host ("[fd00::1]:5000/repo").
+std::size_t first_pattern_character(std::string_view ref) {
+    std::size_t from = 0;
+    if (!ref.empty() && ref[0] == '[') {
+        const std::size_t close = ref.find(']');
+        const std::size_t slash = ref.find('/');
+        if (close != std::string_view::npos && slash != std::string_view::npos && close < slash) {
+            from = close + 1;
+            if (ref.substr(1, close - 1).find_first_of("*?[]{}") != std::string_view::npos) from = 0;
+        }
+    }
+    return ref.find_first_of("*?[]{}", from);
+}
+
+bool lowercase_hex(std::string_view hex) {
+    for (char c : hex) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    }
+    return true;
+}
+
+PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorithms& algorithms) {
+    const std::string accepted = pinned_forms(algorithms);
+    const std::string_view alg = ref.digest_algorithm;
+    std::size_t expected = 0;
+    if (alg == "sha256" && algorithms.sha256) expected = 64;
+    if (alg == "sha512" && algorithms.sha512) expected = 128;
+    if (expected == 0) {
+        std::string why = "digest algorithm \"" + std::string(alg) + "\" is not accepted";
+        if (alg == "sha512") why += " (allow it with --digest-algorithms sha256,sha512)";
+        return refuse("digest-invalid", why + "; pin the image as " + std::string(ref.name) + "@" + accepted);
+    }
+    if (ref.digest_hex.size() != expected) {
+        return refuse("digest-invalid", std::string(alg) + " digest has " + std::to_string(ref.digest_hex.size()) + " hex digits; it needs exactly " +
+                                            std::to_string(expected) + ": copy the full digest of the image manifest");
+    }
+    if (!lowercase_hex(ref.digest_hex)) {
+        return refuse("digest-invalid", "digest hex must be lowercase: write " + std::string(ref.name) + "@" + std::string(alg) + ":<the same digits in lowercase>");
+    }
+    PinnedReferenceCheck out;
+    if (ref.has_tag()) {
+        out.warnings.push_back("tag \"" + std::string(ref.tag) + "\" is ignored; the digest " + std::string(alg) + ":" +
+                               std::string(ref.digest_hex.substr(0, 12)) + "... is what is pulled");
+    }
+    return out;
+}
+
+}  // namespace
+
+PinnedReferenceCheck check_pinned_reference(std::string_view reference, const DigestAlgorithms& algorithms) {
+    if (reference.size() > kMaxReferenceLength) {
+        return refuse("reference-too-long", "the reference is " + std::to_string(reference.size()) + " characters long; at most " +
+                                                std::to_string(kMaxReferenceLength) + " are allowed");
+    }
+    if (const std::size_t at = first_pattern_character(reference); at != std::string_view::npos) {
+        return refuse("reference-pattern", "pattern character '" + std::string(1, reference[at]) + "' at character " + std::to_string(at + 1) +
+                                               ": an image is mounted whole, so there is no listing to select from; name one image pinned by digest, "
+                                               "e.g. registry.example.com/team/model@" +
+                                               pinned_forms(algorithms));
+    }
+    const ReferenceParse parsed = parse_image_reference(reference);
+    if (!parsed.ok() && parsed.error.part == ReferencePart::digest) {
+        return refuse("digest-invalid", "the digest is not " + pinned_forms(algorithms) + ": " + parsed.error.message);
+    }
+    if (!parsed.ok()) {
+        return refuse("reference-invalid", "not a valid image reference: " + parsed.error.message + " (in the " +
+                                               std::string(to_string(parsed.error.part)) + "); the form is [registry[:port]/]repository@" +
+                                               pinned_forms(algorithms));
+    }
+    const ImageReference& ref = *parsed.reference;
+    if (!ref.has_digest()) {
+        return refuse("digest-required", "no digest: a tag is mutable, so one artifact could deliver different weights on different pulls; pin the image by digest: " +
+                                             std::string(ref.name) + "@" + pinned_forms(algorithms));
+    }
+    return check_digest(ref, algorithms);
+}
+
+}  // namespace miw

@@ -1,0 +1,123 @@
+#include "model_image_webhook/policy_model_artifact.hpp"
+
+#include "model_image_webhook/pinned_reference.hpp"
+#include "model_image_webhook/text.hpp"
+
+namespace miw {
+
+namespace {
+
+constexpr const char* kReferenceField = "spec.source.image.reference";
+
+constexpr const char* kAlternatives =
+    "use a huggingFace or modelScope hub source or a persistentVolumeClaim source instead, or upgrade the cluster to 1.35 or newer";
+
+void check_source_members(const ModelArtifactView& view, std::vector<FieldError>& errors) {
+    const std::string members = join(kSourceMembers, std::size(kSourceMembers), ", ");
+    if (view.spec != JsonType::object && view.spec != JsonType::absent && view.spec != JsonType::null) {
+        errors.push_back(field_required("spec", "spec must be an object holding source, not " + std::string(to_string(view.spec)), "source-exactly-one"));
+        return;
+    }
+    if (view.source != JsonType::object) {
+        std::string why = "spec.source must hold exactly one of " + members;
+        if (view.source != JsonType::absent && view.source != JsonType::null) why += "; it is " + std::string(to_string(view.source));
+        errors.push_back(field_required("spec.source", why, "source-exactly-one"));
+        return;
+    }
+    if (view.sources_present.size() == 1) return;
+    if (view.sources_present.empty()) {
+        errors.push_back(field_required("spec.source", "exactly one of " + members + " is required; found none", "source-exactly-one"));
+        return;
+    }
+    errors.push_back(field_forbidden("spec.source",
+                                     "exactly one of " + members + " is allowed; found " +
+                                         join(view.sources_present.data(), view.sources_present.size(), ", ") + ": keep one source and remove the others",
+                                     "source-exactly-one"));
+}
+
+void check_patterns(const ModelArtifactView& view, std::vector<FieldError>& errors) {
+    const char* why = "patterns are not allowed with an image source: an image is mounted whole, so there is no listing to select from; "
+                      "remove the field and build the image with only the files you want";
+    if (view.allow_patterns_set) errors.push_back(field_forbidden("spec.allowPatterns", why, "patterns-forbidden"));
+    if (view.ignore_patterns_set) errors.push_back(field_forbidden("spec.ignorePatterns", why, "patterns-forbidden"));
+}
+
+void check_reference(const ModelArtifactView& view, const PolicyConfig& config, std::vector<FieldError>& errors, std::vector<std::string>& warnings) {
+    const char* example = "a digest-pinned image reference is required, e.g. registry.example.com/team/model@sha256:<64 hex>";
+    if (view.image != JsonType::object) {
+        errors.push_back(field_required(kReferenceField, std::string(example) + " (spec.source.image is " + std::string(to_string(view.image)) + ")",
+                                        "reference-required"));
+        return;
+    }
+    if (view.reference != JsonType::string) {
+        std::string why = example;
+        if (view.reference != JsonType::absent && view.reference != JsonType::null) why += "; it must be a string, not " + std::string(to_string(view.reference));
+        errors.push_back(field_required(kReferenceField, why, "reference-required"));
+        return;
+    }
+    if (view.reference_value.empty()) {
+        errors.push_back(field_required(kReferenceField, std::string(example) + "; it is empty", "reference-required"));
+        return;
+    }
+    PinnedReferenceCheck check = check_pinned_reference(view.reference_value, config.digest_algorithms);
+    if (!check.ok()) {
+        errors.push_back(field_invalid(kReferenceField, view.reference_value, check.detail, check.rule));
+        return;
+    }
+    for (auto& w : check.warnings) warnings.push_back(std::string(kReferenceField) + ": " + w);
+}
+
+}  // namespace
+
+std::string apiserver_floor_problem(const ApiserverVersion& apiserver) {
+    const std::string floor = kImageVolumeKubeFloor.to_string();
+    if (apiserver.parsed && apiserver.parsed->at_least(kImageVolumeKubeFloor)) return {};
+    std::string seen;
+    if (apiserver.text.empty()) {
+        seen = "the apiserver version is not known yet, so the " + floor + " floor cannot be confirmed";
+    } else if (!apiserver.parsed) {
+        seen = "the apiserver version " + quote_value(apiserver.text, 64) + " cannot be read, so the " + floor + " floor cannot be confirmed";
+    } else {
+        seen = "the apiserver is " + apiserver.text + ", older than the " + floor + " floor";
+    }
+    return "image volumes need Kubernetes " + floor + " or newer and " + seen +
+           ": below it the apiserver drops a Pod's image volume silently (1.33 and 1.34 keep it only where an administrator "
+           "has enabled the ImageVolume feature gate); " +
+           kAlternatives;
+}
+
+Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config) {
+    const ModelArtifactView& view = *req.model_artifact;
+    switch (req.operation) {
+        case Operation::remove:
+        case Operation::connect:
+            return allow();
+        case Operation::update:
+            // A stored object is never re-judged: a rule added later must not
+            // strand it. Only a change of spec is refused.
+            if (view.spec_unchanged) return allow();
+            return invalid(req.kind.group, req.kind.kind, req.name,
+                           {field_forbidden("spec",
+                                            "the spec of a ModelArtifact is immutable, because the artifact is an identity: "
+                                            "create a new ModelArtifact with the new spec and point the workloads at it",
+                                            "spec-immutable")});
+        case Operation::create:
+            break;
+    }
+
+    std::vector<FieldError> errors;
+    std::vector<std::string> warnings;
+    check_source_members(view, errors);
+    if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
+    if (view.sources_present.front() != "image") return allow();
+
+    check_patterns(view, errors);
+    check_reference(view, config, errors, warnings);
+    if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) {
+        errors.push_back(field_forbidden("spec.source.image", floor, "apiserver-floor"));
+    }
+    if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
+    return allow(std::move(warnings));
+}
+
+}  // namespace miw

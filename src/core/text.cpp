@@ -1,0 +1,120 @@
+#include "model_image_webhook/text.hpp"
+
+#include <cstdio>
+
+namespace miw {
+
+namespace {
+
+// Length of the UTF-8 sequence that starts at text[i], or 0 when it is not one.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t len = 0;
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) len = 2;
+    else if (lead >= 0xe0 && lead <= 0xef) len = 3;
+    else if (lead >= 0xf0 && lead <= 0xf4) len = 4;
+    else return 0;
+    if (i + len > text.size()) return 0;
+    for (std::size_t k = 1; k < len; ++k) {
+        if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
+    }
+    return len;
+}
+
+unsigned decode_code_point(std::string_view text, std::size_t i, std::size_t len) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(text[i + k])); };
+    switch (len) {
+        case 1: return b(0);
+        case 2: return ((b(0) & 0x1f) << 6) | (b(1) & 0x3f);
+        case 3: return ((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f);
+        default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3f) << 12) | ((b(2) & 0x3f) << 6) | (b(3) & 0x3f);
+    }
+}
+
+}  // namespace
+
+std::string describe_byte_at(std::string_view text, std::size_t offset) {
+    char buf[32];
+    const std::size_t len = utf8_sequence_length(text, offset);
+    if (len == 0) {
+        std::snprintf(buf, sizeof buf, "byte 0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[offset])));
+        return buf;
+    }
+    const unsigned cp = decode_code_point(text, offset, len);
+    std::snprintf(buf, sizeof buf, "U+%04X", cp);
+    std::string out = buf;
+    switch (cp) {
+        case ' ': out += " (space)"; break;
+        case '\t': out += " (tab)"; break;
+        case '\n': out += " (line feed)"; break;
+        case '\r': out += " (carriage return)"; break;
+        case 0: out += " (NUL)"; break;
+        default: break;
+    }
+    return out;
+}
+
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return text;
+    std::size_t cut = max_bytes;
+    // Step back over continuation bytes to the start of the cut sequence.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80) --cut;
+    return text.substr(0, cut);
+}
+
+std::string quote_value(std::string_view value, std::size_t max_bytes) {
+    const std::string_view shown = utf8_prefix(value, max_bytes);
+    std::string out = "\"";
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        const auto c = static_cast<unsigned char>(shown[i]);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            case '\r': out += "\\r"; break;
+            default:
+                if (c < 0x20 || c == 0x7f) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+                    out += buf;
+                } else if (c >= 0x80) {
+                    const std::size_t len = utf8_sequence_length(shown, i);
+                    if (len == 0) {
+                        char buf[8];
+                        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+                        out += buf;
+                    } else {
+                        out.append(shown.substr(i, len));
+                        i += len - 1;
+                    }
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    out += '"';
+    if (shown.size() < value.size()) out += "... (" + std::to_string(value.size()) + " bytes)";
+    return out;
+}
+
+std::string printable_line(std::string_view text, std::size_t max_bytes) {
+    std::string out(utf8_prefix(text, max_bytes));
+    for (char& c : out) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) c = ' ';
+    }
+    return out;
+}
+
+std::string join(const std::string_view* items, std::size_t count, std::string_view separator) {
+    std::string out;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (i) out += separator;
+        out += items[i];
+    }
+    return out;
+}
+
+}  // namespace miw

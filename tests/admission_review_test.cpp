@@ -1,0 +1,256 @@
+// The AdmissionReview codec: the wire shape of every answer, and a clear
+// answer for every request it cannot use.
+#include "model_image_webhook/admission_review.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace miw;
+
+namespace {
+
+const std::string kPinned = "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+
+std::string envelope(const std::string& request) {
+    return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)" + request + "}";
+}
+
+std::string artifact_review(const std::string& operation, const std::string& spec, const std::string& old_spec = "") {
+    std::string request = R"({"uid":"u-1","kind":{"group":"worker.gpustack.ai","version":"v1alpha1","kind":"ModelArtifact"},)"
+                          R"("resource":{"group":"worker.gpustack.ai","version":"v1alpha1","resource":"modelartifacts"},)"
+                          R"("name":"qwen","namespace":"gpustack","operation":")" +
+                          operation + R"(","object":{"apiVersion":"worker.gpustack.ai/v1alpha1","kind":"ModelArtifact","metadata":{"name":"qwen"},"spec":)" + spec + "}";
+    if (!old_spec.empty()) request += R"(,"oldObject":{"metadata":{"name":"qwen"},"spec":)" + old_spec + "}";
+    return envelope(request + "}");
+}
+
+std::string image_spec(const std::string& reference) { return R"({"source":{"image":{"reference":")" + reference + R"("}}})"; }
+
+ReviewResult run(std::string body, Endpoint endpoint = Endpoint::validate, std::string_view kube = "v1.35.0") {
+    ReviewContext context;
+    context.endpoint = endpoint;
+    context.policy.apiserver = ApiserverVersion::from_text(kube);
+    return review(body, context);
+}
+
+std::string read_fixture(const std::string& name) {
+    std::ifstream in(std::string(MIW_FIXTURES_DIR) + "/" + name, std::ios::binary);
+    REQUIRE(in.good());
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+std::string nested_objects(std::size_t depth) {
+    std::string out;
+    for (std::size_t i = 0; i < depth; ++i) out += "{\"a\":";
+    return out + "1" + std::string(depth, '}');
+}
+
+}  // namespace
+
+TEST_CASE("answers carry the request's uid and apiVersion, and allowed as a boolean", "[admission_review]") {
+    const auto r = run(artifact_review("CREATE", image_spec(kPinned)));
+    CHECK(r.http_status == 200);
+    CHECK(r.content_type == "application/json");
+    CHECK(r.outcome == ReviewOutcome::allowed);
+    CHECK(r.body == R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true}})");
+    CHECK(r.uid == "u-1");
+    CHECK(r.kind == "ModelArtifact");
+    CHECK(r.namespace_name == "gpustack");
+    CHECK(r.name == "qwen");
+    CHECK(r.operation == "CREATE");
+}
+
+TEST_CASE("a field-rule denial has the shape of a Go webhook's field error", "[admission_review]") {
+    const auto r = run(artifact_review("CREATE", image_spec("registry.example.com/team/qwen:v1")));
+    CHECK(r.http_status == 200);
+    CHECK(r.outcome == ReviewOutcome::denied);
+    CHECK(r.rules == "digest-required");
+    const std::string detail =
+        "no digest: a tag is mutable, so one artifact could deliver different weights on different pulls; pin the image by digest: "
+        "registry.example.com/team/qwen@sha256:<64 lowercase hex>";
+    CHECK(r.body == R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":false,"status":{"metadata":{},)"
+                    R"("status":"Failure","message":"ModelArtifact.worker.gpustack.ai \"qwen\" is invalid: spec.source.image.reference: Invalid value: )"
+                    R"(\"registry.example.com/team/qwen:v1\": )" +
+                        detail + R"(","reason":"Invalid","details":{"name":"qwen","group":"worker.gpustack.ai","kind":"ModelArtifact","causes":[{"reason":)"
+                                 R"("FieldValueInvalid","message":"Invalid value: \"registry.example.com/team/qwen:v1\": )" +
+                        detail + R"(","field":"spec.source.image.reference"}]},"code":422},"auditAnnotations":{"rule":"digest-required"}}})");
+}
+
+TEST_CASE("warnings travel in the response", "[admission_review]") {
+    const auto r = run(artifact_review("CREATE", image_spec("registry.example.com/team/qwen:3.1@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4")));
+    CHECK(r.outcome == ReviewOutcome::allowed);
+    CHECK_THAT(r.body, Catch::EndsWith(R"("allowed":true,"warnings":["spec.source.image.reference: tag \"3.1\" is ignored; the digest sha256:9372c470eead... is what is pulled"]}})"));
+}
+
+TEST_CASE("requests the codec can read are judged by the rules", "[admission_review]") {
+    struct Case {
+        std::string name;
+        std::string body;
+        Endpoint endpoint;
+        ReviewOutcome outcome;
+        std::string says;
+    };
+    const std::string pinned_spec = image_spec(kPinned);
+    const std::vector<Case> cases = {
+        {"unchanged spec on update, keys reordered", artifact_review("UPDATE", R"({"format":"safetensors","source":{"image":{"reference":"x:y"}}})",
+                                                                      R"({"source":{"image":{"reference":"x:y"}},"format":"safetensors"})"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+        {"changed spec on update", artifact_review("UPDATE", pinned_spec, image_spec("other@sha256:" + std::string(64, 'a'))), Endpoint::validate,
+         ReviewOutcome::denied, "spec-immutable"},
+        {"delete without an object", envelope(R"({"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1","kind":"ModelArtifact"},"operation":"DELETE","object":null})"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+        {"an artifact sent to mutate is left alone", artifact_review("CREATE", image_spec("qwen:v1")), Endpoint::mutate, ReviewOutcome::allowed, ""},
+        {"another kind sent to validate is left alone", envelope(R"({"uid":"u","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{}})"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+        {"the last of duplicate keys counts, as in Go", artifact_review("CREATE", R"({"source":{"image":{"reference":")" + kPinned + R"(","reference":"qwen:v1"}}})"),
+         Endpoint::validate, ReviewOutcome::denied, "digest-required"},
+        {"allowPatterns as a list", artifact_review("CREATE", R"({"allowPatterns":["*.safetensors"],"source":{"image":{"reference":")" + kPinned + R"("}}})"),
+         Endpoint::validate, ReviewOutcome::denied, "patterns-forbidden"},
+        {"empty allowPatterns", artifact_review("CREATE", R"({"allowPatterns":[],"ignorePatterns":null,"source":{"image":{"reference":")" + kPinned + R"("}}})"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+        {"two sources", artifact_review("CREATE", R"({"source":{"huggingFace":{"repo":"Qwen/Qwen2.5"},"image":{"reference":")" + kPinned + R"("}}})"),
+         Endpoint::validate, ReviewOutcome::denied, "source-exactly-one"},
+        {"a null source member does not count", artifact_review("CREATE", R"({"source":{"huggingFace":null,"image":{"reference":")" + kPinned + R"("}}})"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+        {"reference as a number", artifact_review("CREATE", R"({"source":{"image":{"reference":42}}})"), Endpoint::validate, ReviewOutcome::denied,
+         "reference-required"},
+        {"spec as a string", artifact_review("CREATE", R"("image")"), Endpoint::validate, ReviewOutcome::denied, "source-exactly-one"},
+        {"nesting under the limit is fine", envelope(R"({"uid":"u","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{"data":)" +
+                                                    nested_arrays(kMaxJsonDepth - 10) + "}}"),
+         Endpoint::validate, ReviewOutcome::allowed, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const auto r = run(c.body, c.endpoint);
+            INFO(r.body);
+            CHECK(r.http_status == 200);
+            CHECK(r.outcome == c.outcome);
+            CHECK(r.rules == c.says);
+        }
+    }
+}
+
+TEST_CASE("requests with a readable uid but unusable content get a review-shaped 400", "[admission_review]") {
+    struct Case {
+        std::string name;
+        std::string body;
+        std::string says;
+    };
+    const std::string kind = R"("kind":{"group":"worker.gpustack.ai","version":"v1","kind":"ModelArtifact"})";
+    const std::vector<Case> cases = {
+        {"wrong review kind", R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{"uid":"u-1"}})", "kind must be \\\"AdmissionReview\\\""},
+        {"v1beta1 review", R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"u-1"}})", "admissionReviewVersions"},
+        {"missing request.kind", envelope(R"({"uid":"u-1","operation":"CREATE"})"), "request.kind must be an object"},
+        {"request.kind.kind as a number", envelope(R"({"uid":"u-1","kind":{"group":"","version":"v1","kind":7},"operation":"CREATE"})"),
+         "request.kind.kind must be a string, not a number"},
+        {"empty request.kind.kind", envelope(R"({"uid":"u-1","kind":{"group":"","version":"v1","kind":""},"operation":"CREATE"})"), "request.kind.kind is missing"},
+        {"unknown operation", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"PATCH"})"), "\\\"PATCH\\\" is not one of CREATE"},
+        {"operation as a list", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":["CREATE"]})"), "request.operation must be a string"},
+        {"name as an object", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"CREATE","name":{}})"), "request.name must be a string"},
+        {"dryRun as a string", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"CREATE","dryRun":"true"})"), "request.dryRun must be a boolean"},
+        {"object as an array", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"CREATE","object":[]})"), "request.object must be an object, not an array"},
+        {"artifact create without an object", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"CREATE"})"), "request.object is required"},
+        {"artifact update without oldObject", envelope(R"({"uid":"u-1",)" + kind + R"(,"operation":"UPDATE","object":{"spec":{}}})"), "request.oldObject is required"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const auto r = run(c.body);
+            INFO(r.body);
+            CHECK(r.http_status == 200);
+            CHECK(r.outcome == ReviewOutcome::bad_request);
+            CHECK_THAT(r.body, Catch::Contains(R"("uid":"u-1","allowed":false,"status":{"metadata":{},"status":"Failure","message":")"));
+            CHECK_THAT(r.body, Catch::Contains(R"("reason":"BadRequest","code":400})"));
+            CHECK_THAT(r.body, Catch::Contains(c.says));
+            CHECK_THAT(r.body, Catch::Contains(R"("auditAnnotations":{"rule":"malformed-request"})"));
+            CHECK_FALSE(r.error.empty());
+        }
+    }
+}
+
+TEST_CASE("bodies that hold no readable review get a plain 400", "[admission_review]") {
+    struct Case {
+        std::string name;
+        std::string body;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"empty body", "", "not valid JSON"},
+        {"truncated JSON", R"({"apiVersion":"admission.k8s.io/v1","kind":"Admission)", "not valid JSON"},
+        {"trailing garbage", envelope(R"({"uid":"u"})") + "x", "not valid JSON"},
+        {"two documents", envelope(R"({"uid":"u"})") + envelope(R"({"uid":"u"})"), "not valid JSON"},
+        {"invalid UTF-8 in a string", envelope("{\"uid\":\"u\xff\"}"), "not valid JSON"},
+        {"overlong UTF-8", envelope("{\"uid\":\"\xc0\xaf\"}"), "not valid JSON"},
+        {"a NUL byte after the document", envelope(R"({"uid":"u"})") + std::string("\0{}", 3), "NUL byte"},
+        {"100,000 nested arrays", nested_arrays(100000), "deeper than 1000 levels"},
+        {"100,000 nested objects", nested_objects(100000), "deeper than"},
+        {"top-level array", "[]", "not an array"},
+        {"top-level string", "\"AdmissionReview\"", "not a string"},
+        {"no request", R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})", "no request object"},
+        {"request as a string", R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":"x"})", "no request object"},
+        {"no uid", envelope(R"({"operation":"CREATE"})"), "request.uid is missing"},
+        {"uid as a number", envelope(R"({"uid":12})"), "request.uid is missing"},
+        {"empty uid", envelope(R"({"uid":""})"), "request.uid is missing"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const auto r = run(c.body);
+            CHECK(r.http_status == 400);
+            CHECK(r.outcome == ReviewOutcome::unreadable);
+            CHECK(r.content_type == "text/plain; charset=utf-8");
+            CHECK_THAT(r.error, Catch::Contains(c.says));
+            CHECK(r.body == r.error + "\n");
+        }
+    }
+}
+
+TEST_CASE("the upstream AdmissionReview round-trip fixtures get a clear answer", "[admission_review]") {
+    SECTION("v1: placeholder operation") {
+        const auto r = run(read_fixture("admission.k8s.io.v1.AdmissionReview.json"));
+        CHECK(r.outcome == ReviewOutcome::bad_request);
+        CHECK_THAT(r.body, Catch::StartsWith(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"uidValue","allowed":false)"));
+        CHECK_THAT(r.error, Catch::Contains("\"operationValue\" is not one of CREATE, UPDATE, DELETE, CONNECT"));
+    }
+    SECTION("v1beta1: answered in its own apiVersion, naming the one served") {
+        const auto r = run(read_fixture("admission.k8s.io.v1beta1.AdmissionReview.json"));
+        CHECK(r.outcome == ReviewOutcome::bad_request);
+        CHECK_THAT(r.body, Catch::StartsWith(R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"uid":"uidValue")"));
+        CHECK_THAT(r.error, Catch::Contains("admission.k8s.io/v1"));
+    }
+}
+
+TEST_CASE("what the response echoes is escaped", "[admission_review]") {
+    SECTION("quotes, backslashes and control characters in the uid and the reference") {
+        const std::string body = envelope(R"({"uid":"u\"1\\\u0001","kind":{"group":"worker.gpustack.ai","version":"v1","kind":"ModelArtifact"},"operation":"CREATE",)"
+                                          R"("object":{"spec":{"source":{"image":{"reference":"a\"b\u0007"}}}}})");
+        const auto r = run(body);
+        CHECK(r.outcome == ReviewOutcome::denied);
+        CHECK_THAT(r.body, Catch::Contains(R"("uid":"u\"1\\\u0001")"));
+        CHECK_THAT(r.body, Catch::Contains(R"(Invalid value: \"a\\\"b\\x07\")"));
+    }
+    SECTION("a megabyte of reference is not echoed back") {
+        const auto r = run(artifact_review("CREATE", image_spec(std::string(1 << 20, 'a'))));
+        CHECK(r.outcome == ReviewOutcome::denied);
+        CHECK(r.rules == "reference-too-long");
+        CHECK(r.body.size() < 4096);
+    }
+}
+
+TEST_CASE("the apiserver version reaches the rules", "[admission_review]") {
+    const auto r = run(artifact_review("CREATE", image_spec(kPinned)), Endpoint::validate, "v1.34.0");
+    CHECK(r.outcome == ReviewOutcome::denied);
+    CHECK(r.rules == "apiserver-floor");
+    CHECK_THAT(r.body, Catch::Contains(R"("field":"spec.source.image")"));
+    CHECK_THAT(r.body, Catch::Contains(R"("reason":"FieldValueForbidden")"));
+}
+
+TEST_CASE("dry-run requests are answered like any other", "[admission_review]") {
+    const auto r = run(envelope(R"({"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1","kind":"ModelArtifact"},"operation":"CREATE","dryRun":true,)"
+                                R"("object":{"spec":{"source":{"image":{"reference":"qwen:v1"}}}}})"));
+    CHECK(r.dry_run);
+    CHECK(r.outcome == ReviewOutcome::denied);
+}

@@ -1,0 +1,57 @@
+#include "model_image_webhook/text.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+TEST_CASE("characters are named so that a user can find them", "[text]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::size_t offset;
+        const char* expected;
+    };
+    const Case cases[] = {
+        {"cyrillic a", "a\xd0\xb0", 1, "U+0430"},
+        {"space", "a b", 1, "U+0020 (space)"},
+        {"tab", "\t", 0, "U+0009 (tab)"},
+        {"NUL", std::string("\0", 1), 0, "U+0000 (NUL)"},
+        {"stray continuation byte", "\x80", 0, "byte 0x80"},
+        {"truncated sequence", "\xe2\x82", 0, "byte 0xE2"},
+        {"overlong lead byte", "\xc0\xaf", 0, "byte 0xC0"},
+        {"emoji", "\xf0\x9f\x90\xb3", 0, "U+1F433"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) { CHECK(miw::describe_byte_at(c.text, c.offset) == c.expected); }
+    }
+}
+
+TEST_CASE("prefixes never cut a UTF-8 sequence", "[text]") {
+    CHECK(miw::utf8_prefix("abc", 10) == "abc");
+    CHECK(miw::utf8_prefix("abc", 2) == "ab");
+    CHECK(miw::utf8_prefix("a\xd0\xb0z", 2) == "a");
+    CHECK(miw::utf8_prefix("a\xd0\xb0z", 3) == "a\xd0\xb0");
+    CHECK(miw::utf8_prefix("\xf0\x9f\x90\xb3", 3).empty());
+}
+
+TEST_CASE("values are quoted as Go's %q would, and long ones are cut", "[text]") {
+    CHECK(miw::quote_value("repo:tag") == "\"repo:tag\"");
+    CHECK(miw::quote_value("a\"b\\c") == "\"a\\\"b\\\\c\"");
+    CHECK(miw::quote_value("a\nb\x01") == "\"a\\nb\\x01\"");
+    CHECK(miw::quote_value("\xff") == "\"\\xff\"");
+    CHECK(miw::quote_value("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
+    const std::string long_value(5000, 'x');
+    const std::string quoted = miw::quote_value(long_value, 128);
+    CHECK(quoted == "\"" + std::string(128, 'x') + "\"... (5000 bytes)");
+}
+
+TEST_CASE("warning lines lose control characters and stay short", "[text]") {
+    CHECK(miw::printable_line("a\nb\tc\x7f", 100) == "a b c ");
+    CHECK(miw::printable_line(std::string(300, 'w'), 256).size() == 256);
+}
+
+TEST_CASE("lists are joined with a separator", "[text]") {
+    const std::string_view items[] = {"huggingFace", "image"};
+    CHECK(miw::join(items, 2, ", ") == "huggingFace, image");
+    CHECK(miw::join(items, 0, ", ").empty());
+}
