@@ -32,14 +32,14 @@ PolicyConfig floor_config() {
 }  // namespace
 
 TEST_CASE("a ModelArtifact sent to validate is judged by its rules", "[admission_policy]") {
-    const Decision d = decide(Endpoint::validate, tag_only_artifact(), floor_config());
+    const Decision d = decide(Endpoint::validate, tag_only_artifact(), floor_config(), nullptr);
     CHECK_FALSE(d.allowed);
     CHECK(d.rule_annotation() == "digest-required");
 }
 
 TEST_CASE("requests no rule covers are allowed untouched", "[admission_policy]") {
     SECTION("a ModelArtifact sent to mutate") {
-        const Decision d = decide(Endpoint::mutate, tag_only_artifact(), floor_config());
+        const Decision d = decide(Endpoint::mutate, tag_only_artifact(), floor_config(), nullptr);
         CHECK(d.allowed);
         CHECK(d.warnings.empty());
     }
@@ -47,7 +47,7 @@ TEST_CASE("requests no rule covers are allowed untouched", "[admission_policy]")
         AdmissionRequest req;
         req.uid = "u";
         req.kind = {"", "v1", "ConfigMap"};
-        const Decision d = decide(Endpoint::validate, req, floor_config());
+        const Decision d = decide(Endpoint::validate, req, floor_config(), nullptr);
         CHECK(d.allowed);
         CHECK(d.rule_annotation().empty());
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model_image_webhook/kube_version.hpp"
+#include "model_image_webhook/pod_spec.hpp"
 
 #include <optional>
 #include <string>
@@ -63,6 +64,7 @@ struct AdmissionRequest {
     Operation operation = Operation::create;
     bool dry_run = false;
     std::optional<ModelArtifactView> model_artifact;  // set for a ModelArtifact with an object to judge
+    std::optional<WorkloadView> workload;  // set for a Pod or a workload kind with pod templates
 };
 
 // Which digest algorithms a pinned reference may use (--digest-algorithms).

@@ -3,11 +3,13 @@
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/decision.hpp"
+#include "model_image_webhook/node_source.hpp"
 
 namespace miw {
 
 // Requests that no rule covers are allowed untouched: a webhook configuration
 // that sends more than it should must not block the cluster.
-Decision decide(Endpoint endpoint, const AdmissionRequest& req, const PolicyConfig& config);
+// nodes may be null: the node check then finds no Node.
+Decision decide(Endpoint endpoint, const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes);
 
 }  // namespace miw

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/node_source.hpp"
 
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@ inline constexpr unsigned kMaxJsonDepth = 1000;
 struct ReviewContext {
     Endpoint endpoint = Endpoint::validate;
     PolicyConfig policy;
+    const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
 };
 
 enum class ReviewOutcome {
@@ -46,6 +48,7 @@ struct ReviewResult {
     bool dry_run = false;
     std::string rules;  // the audit annotation's value
     std::vector<std::string> warnings;
+    std::string patch;  // the JSON Patch document sent (base64-encoded) in the answer; empty for none
 };
 
 // Parses body in place (it is overwritten) and answers it.

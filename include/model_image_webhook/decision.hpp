@@ -39,6 +39,7 @@ struct Decision {
     std::vector<FieldError> causes;
     std::vector<std::string> warnings;
     std::vector<std::string> rules;  // for the audit annotation, in cause order
+    std::string patch;  // a JSON Patch document (JSON text) for an allowed mutation; empty for none
 
     std::string rule_annotation() const;  // rules joined by ","
 };

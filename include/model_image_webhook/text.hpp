@@ -23,6 +23,9 @@ std::string quote_value(std::string_view value, std::size_t max_bytes = 128);
 // apiserver drops warnings that hold control characters or run too long.
 std::string printable_line(std::string_view text, std::size_t max_bytes);
 
+// Standard base64 with padding (RFC 4648), as AdmissionResponse.patch travels.
+std::string base64_encode(std::string_view bytes);
+
 // "a, b and c"
 std::string join(const std::string_view* items, std::size_t count, std::string_view separator);
 

@@ -13,6 +13,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <new>
 
 namespace miw {
@@ -158,6 +159,246 @@ ModelArtifactView read_model_artifact(const Value* object, const Value* old_obje
     return view;
 }
 
+// ---------------------------------------------------------------- pod specs
+
+// Python-like truthiness: what a typed decoder keeps of an optional field.
+bool truthy(const Value& v) {
+    switch (v.GetType()) {
+        case rapidjson::kNullType:
+        case rapidjson::kFalseType: return false;
+        case rapidjson::kTrueType: return true;
+        case rapidjson::kNumberType: return v.GetDouble() != 0.0;
+        case rapidjson::kStringType: return v.GetStringLength() != 0;
+        case rapidjson::kArrayType: return !v.Empty();
+        case rapidjson::kObjectType: return v.MemberCount() != 0;
+    }
+    return false;
+}
+
+std::string indexed(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
+
+// An optional array member: absent or null leaves present false; anything
+// but an array is an error.
+std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const std::string& path, const Value*& out, bool& present) {
+    out = member(&obj, name);
+    present = out != nullptr && !out->IsNull();
+    if (present && !out->IsArray()) return RequestError{path + "." + std::string(name) + " must be an array, not " + std::string(to_string(type_of(out)))};
+    if (!present) out = nullptr;
+    return std::nullopt;
+}
+
+std::optional<RequestError> object_element(const Value& element, const std::string& path) {
+    if (!element.IsObject()) return RequestError{path + " must be an object, not " + std::string(to_string(type_of(&element)))};
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_env(const Value& container, const std::string& path, ContainerView& c) {
+    const Value* env = nullptr;
+    if (auto e = optional_array(container, "env", path, env, c.has_env)) return e;
+    if (env == nullptr) return std::nullopt;
+    c.env.reserve(env->Size());
+    for (SizeType i = 0; i < env->Size(); ++i) {
+        const Value& item = (*env)[i];
+        const std::string item_path = indexed(path + ".env", i);
+        if (auto e = object_element(item, item_path)) return e;
+        EnvVarView var;
+        if (auto e = optional_string(&item, "name", item_path + ".name", var.name)) return e;
+        if (const Value* value = member(&item, "value"); value != nullptr && value->IsString()) {
+            var.has_string_value = true;
+            var.value = view(*value);
+        }
+        c.env.push_back(var);
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_mounts(const Value& container, const std::string& path, ContainerView& c) {
+    const Value* mounts = nullptr;
+    if (auto e = optional_array(container, "volumeMounts", path, mounts, c.has_volume_mounts)) return e;
+    if (mounts == nullptr) return std::nullopt;
+    c.volume_mounts.reserve(mounts->Size());
+    for (SizeType i = 0; i < mounts->Size(); ++i) {
+        const Value& item = (*mounts)[i];
+        const std::string item_path = indexed(path + ".volumeMounts", i);
+        if (auto e = object_element(item, item_path)) return e;
+        VolumeMountView m;
+        if (auto e = optional_string(&item, "name", item_path + ".name", m.name)) return e;
+        if (auto e = optional_string(&item, "mountPath", item_path + ".mountPath", m.mount_path)) return e;
+        for (auto it = item.MemberBegin(); it != item.MemberEnd(); ++it) {
+            const std::string_view key = view(it->name);
+            if (key == "readOnly") m.read_only = it->value.IsTrue();
+            else if (key != "name" && key != "mountPath") m.has_other_settings = m.has_other_settings || truthy(it->value);
+        }
+        c.volume_mounts.push_back(m);
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_argv(const Value& container, std::string_view name, const std::string& path, std::vector<ArgView>& out) {
+    const Value* argv = nullptr;
+    bool present = false;
+    if (auto e = optional_array(container, name, path, argv, present)) return e;
+    if (argv == nullptr) return std::nullopt;
+    out.reserve(argv->Size());
+    for (SizeType i = 0; i < argv->Size(); ++i) {
+        const Value& a = (*argv)[i];
+        out.push_back(a.IsString() ? ArgView{true, view(a)} : ArgView{false, {}});
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_containers(const Value& spec, std::string_view field, const std::string& spec_path, std::vector<ContainerView>& out) {
+    const Value* list = nullptr;
+    bool present = false;
+    if (auto e = optional_array(spec, field, spec_path, list, present)) return e;
+    if (list == nullptr) return std::nullopt;
+    out.reserve(list->Size());
+    for (SizeType i = 0; i < list->Size(); ++i) {
+        const Value& item = (*list)[i];
+        const std::string path = indexed(spec_path + "." + std::string(field), i);
+        if (auto e = object_element(item, path)) return e;
+        ContainerView c;
+        if (auto e = optional_string(&item, "name", path + ".name", c.name)) return e;
+        if (auto e = read_env(item, path, c)) return e;
+        if (auto e = read_mounts(item, path, c)) return e;
+        if (const Value* env_from = member(&item, "envFrom")) c.has_env_from = truthy(*env_from);
+        if (auto e = read_argv(item, "args", path, c.args)) return e;
+        if (auto e = read_argv(item, "command", path, c.command)) return e;
+        out.push_back(std::move(c));
+    }
+    return std::nullopt;
+}
+
+// Only a volume with a name and an image {reference, pullPolicy} is the
+// delivery as rendered; anything else beside them makes it another volume.
+bool only_image_source(const Value& volume) {
+    for (auto it = volume.MemberBegin(); it != volume.MemberEnd(); ++it) {
+        const std::string_view key = view(it->name);
+        if (key != "name" && key != "image" && !it->value.IsNull()) return false;
+    }
+    const Value* image = member(&volume, "image");
+    for (auto it = image->MemberBegin(); it != image->MemberEnd(); ++it) {
+        const std::string_view key = view(it->name);
+        if (key != "reference" && key != "pullPolicy" && !it->value.IsNull()) return false;
+    }
+    return true;
+}
+
+std::optional<RequestError> read_volumes(const Value& spec, const std::string& spec_path, PodSpecView& out) {
+    const Value* list = nullptr;
+    if (auto e = optional_array(spec, "volumes", spec_path, list, out.has_volumes)) return e;
+    if (list == nullptr) return std::nullopt;
+    out.volumes.reserve(list->Size());
+    for (SizeType i = 0; i < list->Size(); ++i) {
+        const Value& item = (*list)[i];
+        const std::string path = indexed(spec_path + ".volumes", i);
+        if (auto e = object_element(item, path)) return e;
+        VolumeView v;
+        if (auto e = optional_string(&item, "name", path + ".name", v.name)) return e;
+        const Value* empty_dir = member(&item, "emptyDir");
+        v.empty_dir = empty_dir != nullptr && !empty_dir->IsNull();
+        const Value* image = member(&item, "image");
+        if (image != nullptr && !image->IsNull()) {
+            if (auto e = object_element(*image, path + ".image")) return e;
+            v.image = true;
+            if (auto e = optional_string(image, "reference", path + ".image.reference", v.image_reference)) return e;
+            if (auto e = optional_string(image, "pullPolicy", path + ".image.pullPolicy", v.image_pull_policy)) return e;
+            v.only_image_source = only_image_source(item);
+        }
+        out.volumes.push_back(v);
+    }
+    return std::nullopt;
+}
+
+// The values of In constraints on the keys that name a node. Malformed
+// affinity is left to the apiserver's own validation: it pins nothing here.
+void read_node_terms(const Value& spec, PodSpecView& out) {
+    const Value* terms =
+        member(member(member(member(&spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
+    if (terms == nullptr || !terms->IsArray()) return;
+    for (const Value& term : terms->GetArray()) {
+        NodeSelectorTermView t;
+        for (const auto& [field, key] : {std::pair{"matchExpressions", kHostnameLabel}, std::pair{"matchFields", std::string_view("metadata.name")}}) {
+            const Value* list = member(&term, field);
+            if (list == nullptr || !list->IsArray()) continue;
+            for (const Value& requirement : list->GetArray()) {
+                const Value* k = member(&requirement, "key");
+                const Value* op = member(&requirement, "operator");
+                const Value* values = member(&requirement, "values");
+                if (k == nullptr || !k->IsString() || view(*k) != key || op == nullptr || !op->IsString() || view(*op) != "In") continue;
+                if (values == nullptr || !values->IsArray()) continue;
+                std::vector<std::string_view> names;
+                for (const Value& v : values->GetArray()) {
+                    if (v.IsString()) names.push_back(view(v));
+                }
+                t.node_name_constraints.push_back(std::move(names));
+            }
+        }
+        out.required_node_terms.push_back(std::move(t));
+    }
+}
+
+std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view pointer, PodSpecView& out) {
+    out.pointer = pointer;
+    out.field_path = std::string(pointer.substr(1));
+    std::replace(out.field_path.begin(), out.field_path.end(), '/', '.');
+    const std::string path = "request.object." + out.field_path;
+    if (auto e = read_volumes(spec, path, out)) return e;
+    if (auto e = read_containers(spec, "initContainers", path, out.init_containers)) return e;
+    if (auto e = read_containers(spec, "containers", path, out.containers)) return e;
+    if (auto e = optional_string(&spec, "nodeName", path + ".nodeName", out.node_name)) return e;
+    if (const Value* host = member(member(&spec, "nodeSelector"), kHostnameLabel); host != nullptr && host->IsString()) {
+        out.has_hostname_selector = true;
+        out.hostname_selector = view(*host);
+    }
+    read_node_terms(spec, out);
+    return std::nullopt;
+}
+
+// The value at a JSON Pointer made of plain member names ("/spec/template/spec").
+const Value* at_pointer(const Value* root, std::string_view pointer) {
+    const Value* at = root;
+    while (at != nullptr && !pointer.empty()) {
+        pointer.remove_prefix(1);
+        const std::size_t slash = pointer.find('/');
+        at = member(at, pointer.substr(0, slash));
+        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
+    }
+    return at;
+}
+
+std::optional<RequestError> read_annotation(const Value* annotations, std::string_view key, bool& present, std::string_view& out) {
+    const Value* v = member(annotations, key);
+    present = v != nullptr && !v->IsNull();
+    if (!present) return std::nullopt;
+    if (!v->IsString()) return RequestError{"request.object.metadata.annotations[" + std::string(key) + "] must be a string"};
+    out = view(*v);
+    return std::nullopt;
+}
+
+// The opt-in from the object's own metadata and, where the rules need them,
+// its pod specs.
+std::optional<RequestError> read_workload(const Value& object, const std::vector<std::string_view>& locations, bool is_pod, bool pod_specs_always,
+                                          WorkloadView& out) {
+    out.is_pod = is_pod;
+    const Value* metadata = member(&object, "metadata");
+    if (const Value* label = member(member(metadata, "labels"), kOptInLabel); label != nullptr && label->IsString()) out.opt_in_label = view(*label);
+    const Value* annotations = member(metadata, "annotations");
+    if (auto e = read_annotation(annotations, kModelImageAnnotation, out.has_model_image, out.model_image)) return e;
+    if (auto e = read_annotation(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers)) return e;
+    // Objects that do not opt in are not rendered: their pod specs are not read.
+    if (!pod_specs_always && out.opt_in_label != kOptInValue) return std::nullopt;
+    for (std::string_view pointer : locations) {
+        const Value* spec = at_pointer(&object, pointer);
+        if (spec == nullptr || spec->IsNull()) continue;
+        PodSpecView view;
+        if (!spec->IsObject()) return RequestError{"request.object" + std::string(pointer) + " must be an object"};
+        if (auto e = read_pod_spec(*spec, pointer, view)) return e;
+        out.pod_specs.push_back(std::move(view));
+    }
+    return std::nullopt;
+}
+
 // Fills req from the request object; the envelope is already known good.
 std::optional<RequestError> read_request(const Value* request, Endpoint endpoint, AdmissionRequest& req) {
     const Value* uid = member(request, "uid");
@@ -195,6 +436,15 @@ std::optional<RequestError> read_request(const Value* request, Endpoint endpoint
             return RequestError{"request.oldObject is required for a ModelArtifact UPDATE"};
         }
         req.model_artifact = read_model_artifact(object, req.operation == Operation::update ? old_object : nullptr);
+    }
+    const auto locations = pod_spec_locations(req.kind.group, req.kind.kind);
+    const bool is_pod = req.kind.group.empty() && req.kind.kind == "Pod";
+    const bool rendered = endpoint == Endpoint::mutate && writes && !locations.empty();
+    const bool node_checked = endpoint == Endpoint::validate && is_pod && req.operation == Operation::create;
+    if ((rendered || node_checked) && object != nullptr && object->IsObject()) {
+        WorkloadView workload;
+        if (auto e = read_workload(*object, locations, is_pod, node_checked, workload)) return e;
+        req.workload = std::move(workload);
     }
     return std::nullopt;
 }
@@ -258,6 +508,12 @@ std::string write_review(std::string_view api_version, std::string_view uid, con
     write_key(w, "allowed");
     w.Bool(d.allowed);
     if (!d.allowed) write_status(w, d);
+    if (!d.patch.empty()) {
+        write_key(w, "patch");
+        write_string(w, base64_encode(d.patch));
+        write_key(w, "patchType");
+        write_string(w, "JSONPatch");
+    }
     if (const std::string rules = d.rule_annotation(); !rules.empty()) {
         write_key(w, "auditAnnotations");
         w.StartObject();
@@ -363,12 +619,13 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         summarize(req, r);
         return r;
     }
-    const Decision decision = decide(context.endpoint, req, context.policy);
+    const Decision decision = decide(context.endpoint, req, context.policy, context.nodes);
     ReviewResult r;
     summarize(req, r);
     r.outcome = decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;
     r.rules = decision.rule_annotation();
     r.warnings = decision.warnings;
+    r.patch = decision.patch;
     r.body = write_review(echo, req.uid, decision);
     return r;
 }

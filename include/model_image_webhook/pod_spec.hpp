@@ -1,0 +1,97 @@
+// Typed views of a Pod or a workload's pod templates: the parts the delivery
+// rules read. The codec fills them; their string_views point into the request.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace miw {
+
+inline constexpr std::string_view kOptInLabel = "gpustack.ai/model-delivery";
+inline constexpr std::string_view kOptInValue = "image";
+inline constexpr std::string_view kModelImageAnnotation = "gpustack.ai/model-image";
+inline constexpr std::string_view kModelContainersAnnotation = "gpustack.ai/model-containers";
+inline constexpr std::string_view kModelVolume = "gpustack-model";
+inline constexpr std::string_view kCacheVolume = "gpustack-model-cache";
+inline constexpr std::string_view kModelMountPath = "/var/lib/gpustack/model";
+inline constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
+
+struct EnvVarView {
+    std::string_view name;
+    bool has_string_value = false;  // value is a string (not valueFrom)
+    std::string_view value;
+};
+
+struct VolumeMountView {
+    std::string_view name;
+    std::string_view mount_path;
+    bool read_only = false;  // readOnly is true
+    bool has_other_settings = false;  // subPath, subPathExpr, mountPropagation, ... set to a non-empty value
+};
+
+// One element of args or command: only strings can be flags.
+struct ArgView {
+    bool is_string = false;
+    std::string_view text;
+};
+
+struct ContainerView {
+    std::string_view name;
+    bool has_env = false;  // env present and not null
+    std::vector<EnvVarView> env;
+    bool has_volume_mounts = false;
+    std::vector<VolumeMountView> volume_mounts;
+    bool has_env_from = false;  // envFrom holds at least one source
+    std::vector<ArgView> args;
+    std::vector<ArgView> command;
+};
+
+struct VolumeView {
+    std::string_view name;
+    bool empty_dir = false;  // emptyDir present and not null
+    bool image = false;  // image present and not null
+    std::string_view image_reference;
+    std::string_view image_pull_policy;
+    bool only_image_source = false;  // nothing but name and image{reference, pullPolicy}
+};
+
+// requiredDuringScheduling node selector terms, reduced to the values of
+// the constraints that name a node: matchExpressions on kubernetes.io/hostname
+// and matchFields on metadata.name, with operator In.
+struct NodeSelectorTermView {
+    std::vector<std::vector<std::string_view>> node_name_constraints;
+};
+
+struct PodSpecView {
+    std::string pointer;  // JSON Pointer of the pod spec: "/spec", "/spec/template/spec", ...
+    std::string field_path;  // the same for messages: "spec", "spec.template.spec", ...
+    bool has_volumes = false;
+    std::vector<VolumeView> volumes;
+    std::vector<ContainerView> init_containers;
+    std::vector<ContainerView> containers;
+
+    std::string_view node_name;
+    bool has_hostname_selector = false;
+    std::string_view hostname_selector;  // nodeSelector["kubernetes.io/hostname"]
+    std::vector<NodeSelectorTermView> required_node_terms;
+};
+
+// The object that carries the opt-in (a Pod, or a workload) and the pod
+// specs inside it.
+struct WorkloadView {
+    bool is_pod = false;
+    std::string_view opt_in_label;  // the label's value, empty when absent
+    bool has_model_image = false;  // the annotation is present
+    std::string_view model_image;
+    bool has_model_containers = false;
+    std::string_view model_containers;
+    std::vector<PodSpecView> pod_specs;
+};
+
+// Where the pod specs of a kind live, as JSON Pointers from the object; an
+// empty list for a kind that holds no pods. group is the API group ("" for
+// core). A location the object does not have is passed over.
+std::vector<std::string_view> pod_spec_locations(std::string_view group, std::string_view kind);
+
+}  // namespace miw

@@ -1,0 +1,16 @@
+// The image-source delivery rendered into an opted-in Pod or workload
+// (design.md 1.2): one image volume mounted read-only at
+// /var/lib/gpustack/model, and nothing else.
+#pragma once
+
+#include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/decision.hpp"
+#include "model_image_webhook/pod_spec.hpp"
+
+namespace miw {
+
+// The decision for a Pod or workload sent to /mutate, with the patch that
+// makes each pod spec hold exactly the delivery (empty when it already does).
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config);
+
+}  // namespace miw

@@ -1,0 +1,100 @@
+#include "model_image_webhook/policy_node.hpp"
+
+#include "model_image_webhook/text.hpp"
+
+namespace miw {
+
+namespace {
+
+// The one node a term allows, if its constraints narrow it to one.
+std::optional<std::string_view> term_node(const NodeSelectorTermView& term) {
+    std::optional<std::string_view> node;
+    for (const auto& values : term.node_name_constraints) {
+        if (values.size() != 1) continue;
+        if (node && *node != values.front()) return std::nullopt;  // two different nodes: nothing matches
+        node = values.front();
+    }
+    return node;
+}
+
+std::string versions_seen(const NodeInfo& info) {
+    return "kubelet " + (info.kubelet_version.empty() ? std::string("(none reported)") : quote_value(info.kubelet_version, 64)) + ", runtime " +
+           (info.container_runtime_version.empty() ? std::string("(none reported)") : quote_value(info.container_runtime_version, 64));
+}
+
+}  // namespace
+
+std::optional<std::string_view> pinned_node(const PodSpecView& spec) {
+    if (!spec.node_name.empty()) return spec.node_name;
+    if (spec.has_hostname_selector && !spec.hostname_selector.empty()) return spec.hostname_selector;
+    // Terms are ORed: the Pod is pinned only when every term allows the same one node.
+    std::optional<std::string_view> node;
+    for (const auto& term : spec.required_node_terms) {
+        const auto one = term_node(term);
+        if (!one || (node && *node != *one)) return std::nullopt;
+        node = one;
+    }
+    return node;
+}
+
+bool mounts_image_volume(const PodSpecView& spec) {
+    for (const auto& v : spec.volumes) {
+        if (v.image) return true;
+    }
+    return false;
+}
+
+std::string node_floor_problem(const NodeInfo& info) {
+    std::string problems;
+    auto note = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
+    const auto kubelet = parse_kube_version(info.kubelet_version);
+    if (!kubelet) {
+        note("its kubelet version " + quote_value(info.kubelet_version, 64) + " cannot be read");
+    } else if (!kubelet->at_least(kImageVolumeKubeFloor)) {
+        note("its kubelet " + info.kubelet_version + " is older than " + kImageVolumeKubeFloor.to_string());
+    }
+    const std::string_view runtime = info.container_runtime_version;
+    const std::size_t scheme_end = runtime.find("://");
+    const std::string_view scheme = runtime.substr(0, scheme_end);
+    if (scheme_end == std::string_view::npos || scheme != "containerd") {
+        note("its container runtime is " + (runtime.empty() ? std::string("not reported") : quote_value(runtime, 64)) + ", not containerd");
+    } else {
+        const std::string_view version = runtime.substr(scheme_end + 3);
+        const auto parsed = parse_kube_version(version);
+        if (!parsed) {
+            note("its containerd version " + quote_value(version, 64) + " cannot be read");
+        } else if (!parsed->at_least(kContainerdFloor)) {
+            note("its containerd " + std::string(version) + " is older than " + kContainerdFloor.to_string());
+        }
+    }
+    return problems;
+}
+
+Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes) {
+    if (req.operation != Operation::create || !req.sub_resource.empty() || !pod.is_pod || pod.pod_specs.empty()) return allow();
+    const PodSpecView& spec = pod.pod_specs.front();
+    if (!mounts_image_volume(spec)) return allow();
+    const auto node = pinned_node(spec);
+    if (!node) return allow();  // the scheduler picks the node; nothing to check yet
+
+    const std::string floors = "image volumes need kubelet " + kImageVolumeKubeFloor.to_string() + " or newer and containerd " + kContainerdFloor.to_string() + " or newer";
+    const std::string who = "Pod " + quote_value(req.name, 253) + " mounts an image volume and is pinned to node " + quote_value(*node, 253);
+    const NodeLookup found = nodes ? nodes->lookup(*node) : NodeLookup{};
+    switch (found.status) {
+        case NodeLookupStatus::not_found:
+            return forbidden(who + ", which does not exist (looked up in " + (nodes ? nodes->origin() : std::string("no Node source")) + "); " + floors +
+                                 ": pin the Pod to an existing node that meets both",
+                             "node-not-found");
+        case NodeLookupStatus::unavailable:
+            return forbidden(who + ", which could not be checked (" + found.detail + "); " + floors + ": retry, or leave the Pod unpinned", "node-unavailable");
+        case NodeLookupStatus::found:
+            break;
+    }
+    const std::string problem = node_floor_problem(found.info);
+    if (problem.empty()) return allow();
+    return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + ". " + floors +
+                         ": pin the Pod to a node that meets both, or upgrade the node",
+                     "node-floor");
+}
+
+}  // namespace miw

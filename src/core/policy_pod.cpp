@@ -1,0 +1,313 @@
+#include "model_image_webhook/policy_pod.hpp"
+
+#include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/pinned_reference.hpp"
+#include "model_image_webhook/policy_model_artifact.hpp"
+#include "model_image_webhook/text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace miw {
+
+namespace {
+
+constexpr std::string_view kRevisionFlag = "--revision";
+constexpr std::array<std::string_view, 2> kCachePaths = {"/var/lib/gpustack/model-cache", kModelMountPath};
+constexpr std::array<std::string_view, 2> kCachePrefixes = {"/root/.cache/huggingface", "/root/.cache/modelscope"};
+constexpr std::array<std::string_view, 5> kCacheEnv = {"HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "MODELSCOPE_CACHE"};
+constexpr std::array<std::string_view, 4> kProxyEnv = {"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"};
+
+template <class List>
+bool contains(const List& list, std::string_view item) {
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// A mount path as the kubelet reads it: trailing slashes do not matter.
+std::string_view clean_path(std::string_view path) {
+    if (path.empty()) return path;
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    return path;
+}
+
+bool is_cache_path(std::string_view mount_path, const std::vector<std::string_view>& env_paths) {
+    const std::string_view p = clean_path(mount_path);
+    if (p.empty()) return false;
+    if (contains(kCachePaths, p) || contains(env_paths, p)) return true;
+    for (std::string_view prefix : kCachePrefixes) {
+        if (p == prefix || (p.size() > prefix.size() && p.substr(0, prefix.size()) == prefix && p[prefix.size()] == '/')) return true;
+    }
+    return false;
+}
+
+bool is_stripped_env(std::string_view name) {
+    std::string upper(name);
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    return upper.rfind("HF_", 0) == 0 || contains(kProxyEnv, upper);
+}
+
+template <class F>
+void for_each_container(const PodSpecView& spec, F&& f) {
+    for (const auto& c : spec.init_containers) f(c);
+    for (const auto& c : spec.containers) f(c);
+}
+
+const VolumeView* find_volume(const PodSpecView& spec, std::string_view name) {
+    for (const auto& v : spec.volumes) {
+        if (v.name == name) return &v;
+    }
+    return nullptr;
+}
+
+// The volumes that go: gpustack-model-cache, and every emptyDir that some
+// container mounts where model caches live. The model volume never does.
+std::vector<std::string_view> cache_volumes(const PodSpecView& spec) {
+    std::vector<std::string_view> out;
+    if (find_volume(spec, kCacheVolume)) out.push_back(kCacheVolume);
+    for_each_container(spec, [&](const ContainerView& c) {
+        std::vector<std::string_view> env_paths;
+        for (const auto& e : c.env) {
+            if (contains(kCacheEnv, e.name) && e.has_string_value && !e.value.empty()) env_paths.push_back(clean_path(e.value));
+        }
+        for (const auto& m : c.volume_mounts) {
+            const VolumeView* v = find_volume(spec, m.name);
+            if (v == nullptr || v->name == kModelVolume || !v->empty_dir || contains(out, v->name)) continue;
+            if (is_cache_path(m.mount_path, env_paths)) out.push_back(v->name);
+        }
+    });
+    return out;
+}
+
+bool volume_is_the_delivery(const VolumeView& v, std::string_view reference) {
+    // The apiserver defaults pullPolicy to IfNotPresent after mutation, so a
+    // mutated Pod carries it.
+    return v.image && v.only_image_source && v.image_reference == reference && (v.image_pull_policy.empty() || v.image_pull_policy == "IfNotPresent");
+}
+
+bool mount_is_the_delivery(const VolumeMountView& m) {
+    return m.name == kModelVolume && m.mount_path == kModelMountPath && m.read_only && !m.has_other_settings;
+}
+
+std::string model_volume_json(std::string_view reference) {
+    return "{\"name\":" + json_string(kModelVolume) + ",\"image\":{\"reference\":" + json_string(reference) + "}}";
+}
+
+std::string model_mount_json() {
+    return "{\"name\":" + json_string(kModelVolume) + ",\"mountPath\":" + json_string(kModelMountPath) + ",\"readOnly\":true}";
+}
+
+// Indices of "--revision VALUE" and "--revision=VALUE" in argv from `start`.
+std::vector<std::size_t> revision_indices(const std::vector<ArgView>& argv, std::size_t start) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = start; i < argv.size(); ++i) {
+        const ArgView& a = argv[i];
+        if (!a.is_string) continue;
+        if (a.text == kRevisionFlag) {
+            out.push_back(i);
+            if (i + 1 < argv.size()) out.push_back(++i);
+        } else if (a.text.rfind("--revision=", 0) == 0) {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
+bool shell_word_boundary(char c, bool after) {
+    switch (c) {
+        case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': case '"': case '\'': case ';': case '&': case '|': return true;
+        case '(': return !after;
+        case ')': case '=': return after;
+        default: return false;
+    }
+}
+
+// "--revision" as a word inside a longer string, as in sh -c "vllm serve ... --revision x".
+bool mentions_revision_in_shell_string(std::string_view text) {
+    if (text == kRevisionFlag || text.rfind("--revision=", 0) == 0) return false;
+    for (std::size_t at = text.find(kRevisionFlag); at != std::string_view::npos; at = text.find(kRevisionFlag, at + 1)) {
+        const std::size_t end = at + kRevisionFlag.size();
+        const bool before_ok = at == 0 || shell_word_boundary(text[at - 1], false);
+        const bool after_ok = end == text.size() || shell_word_boundary(text[end], true);
+        if (before_ok && after_ok) return true;
+    }
+    return false;
+}
+
+void add_warning(std::vector<std::string>& warnings, std::string warning) {
+    if (!contains(warnings, warning)) warnings.push_back(std::move(warning));
+}
+
+void container_warnings(const ContainerView& c, std::vector<std::string>& warnings) {
+    const std::string who = "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": ";
+    if (c.has_env_from) add_warning(warnings, who + "envFrom is not inspected; HF_* or proxy variables may still come from it");
+    bool shell = false;
+    for (const auto& a : c.args) shell = shell || (a.is_string && mentions_revision_in_shell_string(a.text));
+    for (std::size_t i = 1; i < c.command.size(); ++i) shell = shell || (c.command[i].is_string && mentions_revision_in_shell_string(c.command[i].text));
+    if (shell) add_warning(warnings, who + "a --revision inside a shell string is not removed");
+}
+
+std::vector<std::string_view> selected_container_names(const WorkloadView& w) {
+    std::vector<std::string_view> names;
+    if (!w.has_model_containers) return names;
+    std::string_view rest = w.model_containers;
+    while (!rest.empty()) {
+        const std::size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
+        while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.remove_suffix(1);
+        if (!item.empty()) names.push_back(item);
+    }
+    return names;
+}
+
+std::string container_path(const PodSpecView& spec, std::string_view field, std::size_t index) {
+    return spec.field_path + "." + std::string(field) + "[" + std::to_string(index) + "]";
+}
+
+// A mount at /var/lib/gpustack/model of a volume that is neither the model
+// volume nor a cache: the Pod would have two sources of weights.
+std::string second_weight_source(const PodSpecView& spec, const std::vector<std::string_view>& cache) {
+    std::string found;
+    auto check = [&](const std::vector<ContainerView>& list, std::string_view field) {
+        for (std::size_t i = 0; i < list.size() && found.empty(); ++i) {
+            for (const auto& m : list[i].volume_mounts) {
+                if (clean_path(m.mount_path) != kModelMountPath || m.name == kModelVolume || contains(cache, m.name)) continue;
+                found = "container \"" + std::string(utf8_prefix(list[i].name, 63)) + "\" (" + container_path(spec, field, i) + ") mounts volume \"" +
+                        std::string(utf8_prefix(m.name, 63)) + "\" at " + std::string(kModelMountPath) +
+                        ": that is a second source of weights beside the model image; remove that mount, or remove the label " + std::string(kOptInLabel) +
+                        " to keep the volume instead of the image";
+                return;
+            }
+        }
+    };
+    check(spec.init_containers, "initContainers");
+    check(spec.containers, "containers");
+    return found;
+}
+
+void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference, JsonPatch& patch) {
+    const std::string base = spec.pointer + "/volumes";
+    std::vector<std::size_t> gone;
+    std::size_t kept = 0;
+    std::size_t model_at = std::string::npos;  // index after the removals
+    const VolumeView* model = nullptr;
+    for (std::size_t i = 0; i < spec.volumes.size(); ++i) {
+        if (contains(cache, spec.volumes[i].name)) {
+            gone.push_back(i);
+            continue;
+        }
+        if (model == nullptr && spec.volumes[i].name == kModelVolume) {
+            model = &spec.volumes[i];
+            model_at = kept;
+        }
+        ++kept;
+    }
+    patch.remove_indices(base, gone);
+    if (model != nullptr) {
+        if (!volume_is_the_delivery(*model, reference)) patch.replace(pointer_child(base, model_at), model_volume_json(reference));
+    } else if (!spec.has_volumes) {
+        patch.add(base, "[" + model_volume_json(reference) + "]");
+    } else {
+        patch.add(base + "/-", model_volume_json(reference));
+    }
+}
+
+void render_mounts(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch) {
+    const std::string mounts = base + "/volumeMounts";
+    std::vector<std::size_t> gone;
+    std::size_t kept = 0;
+    std::size_t model_at = std::string::npos;
+    const VolumeMountView* model = nullptr;
+    for (std::size_t j = 0; j < c.volume_mounts.size(); ++j) {
+        const VolumeMountView& m = c.volume_mounts[j];
+        const bool ours = selected && m.name == kModelVolume;
+        // A selected container keeps its first model mount (corrected below)
+        // and loses any duplicate of it.
+        if (contains(cache, m.name) || (ours && model != nullptr)) {
+            gone.push_back(j);
+            continue;
+        }
+        if (ours) {
+            model = &m;
+            model_at = kept;
+        }
+        ++kept;
+    }
+    patch.remove_indices(mounts, gone);
+    if (!selected) return;
+    if (model != nullptr) {
+        if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
+    } else if (!c.has_volume_mounts) {
+        patch.add(mounts, "[" + model_mount_json() + "]");
+    } else {
+        patch.add(mounts + "/-", model_mount_json());
+    }
+}
+
+void render_container(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch) {
+    render_mounts(c, base, selected, cache, patch);
+    std::vector<std::size_t> env_gone;
+    for (std::size_t j = 0; j < c.env.size(); ++j) {
+        if (is_stripped_env(c.env[j].name)) env_gone.push_back(j);
+    }
+    patch.remove_indices(base + "/env", env_gone);
+    patch.remove_indices(base + "/args", revision_indices(c.args, 0));
+    patch.remove_indices(base + "/command", revision_indices(c.command, 1));
+}
+
+void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
+                     const std::vector<std::string_view>& names, JsonPatch& patch) {
+    render_volumes(spec, cache, reference, patch);
+    for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
+        render_container(spec.init_containers[i], pointer_child(spec.pointer + "/initContainers", i), false, cache, patch);
+    }
+    for (std::size_t i = 0; i < spec.containers.size(); ++i) {
+        const bool selected = names.empty() || contains(names, spec.containers[i].name);
+        render_container(spec.containers[i], pointer_child(spec.pointer + "/containers", i), selected, cache, patch);
+    }
+}
+
+std::string annotation_field(std::string_view key) { return "metadata.annotations[" + std::string(key) + "]"; }
+
+}  // namespace
+
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& w, const PolicyConfig& config) {
+    const bool writes = req.operation == Operation::create || (req.operation == Operation::update && !w.is_pod);
+    // A Pod's volumes cannot change after creation, and a subresource
+    // (status, scale, binding, ...) carries no pod template to render.
+    if (!writes || !req.sub_resource.empty() || w.opt_in_label != kOptInValue) return allow();
+    if (!w.has_model_image || w.model_image.empty()) {
+        return allow({"label " + std::string(kOptInLabel) + "=image is set but annotation " + std::string(kModelImageAnnotation) +
+                      " is missing or empty, so no model is mounted"});
+    }
+    PinnedReferenceCheck check = check_pinned_reference(w.model_image, config.digest_algorithms);
+    if (!check.ok()) {
+        return forbidden(annotation_field(kModelImageAnnotation) + ": Invalid value: " + quote_value(w.model_image) + ": " + check.detail, check.rule);
+    }
+    if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) return forbidden(std::move(floor), "apiserver-floor");
+
+    std::vector<std::string> warnings;
+    for (auto& warning : check.warnings) warnings.push_back(annotation_field(kModelImageAnnotation) + ": " + warning);
+    const std::vector<std::string_view> names = selected_container_names(w);
+    JsonPatch patch;
+    for (const PodSpecView& spec : w.pod_specs) {
+        const std::vector<std::string_view> cache = cache_volumes(spec);
+        if (std::string second = second_weight_source(spec, cache); !second.empty()) return forbidden(std::move(second), "two-weight-sources");
+        render_pod_spec(spec, cache, w.model_image, names, patch);
+        for_each_container(spec, [&](const ContainerView& c) { container_warnings(c, warnings); });
+        for (std::string_view name : names) {
+            const bool known = std::any_of(spec.containers.begin(), spec.containers.end(), [&](const ContainerView& c) { return c.name == name; });
+            if (!known) {
+                add_warning(warnings, "annotation " + std::string(kModelContainersAnnotation) + " names \"" + std::string(utf8_prefix(name, 63)) +
+                                          "\", which is not a container of " + spec.field_path + "; it gets no mount");
+            }
+        }
+    }
+    Decision d = allow(std::move(warnings));
+    if (!patch.empty()) d.patch = patch.to_json();
+    return d;
+}
+
+}  // namespace miw
