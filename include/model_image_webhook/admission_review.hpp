@@ -54,4 +54,9 @@ struct ReviewResult {
 // Parses body in place (it is overwritten) and answers it.
 ReviewResult review(std::string& body, const ReviewContext& context);
 
+// Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
+// an array of them) to out; objects of other kinds are passed over. Returns
+// an error message, empty on success. json is parsed in place.
+std::string add_nodes_from_json(std::string& json, StaticNodeSource& out);
+
 }  // namespace miw

@@ -1,13 +1,12 @@
 // `model-image-webhook review [FILE|-]`: one AdmissionReview in, the answer
 // `serve` would give out on stdout.
 #include "commands.hpp"
+#include "input.hpp"
+#include "node_file.hpp"
 #include "policy_options.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 
 namespace miw::cli {
@@ -23,25 +22,6 @@ int usage_error(const std::string& message) {
     return kExitInputError;
 }
 
-bool read_input(const std::string& path, std::string& out, std::string& error) {
-    std::FILE* file = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-    if (file == nullptr) {
-        error = "cannot read " + path + ": " + std::strerror(errno);
-        return false;
-    }
-    char chunk[65536];
-    std::size_t n = 0;
-    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) out.append(chunk, n);
-    const bool failed = std::ferror(file) != 0;
-    const int read_errno = errno;
-    if (file != stdin) std::fclose(file);
-    if (failed) {
-        error = "cannot read " + (path == "-" ? std::string("standard input") : path) + ": " + std::strerror(read_errno);
-        return false;
-    }
-    return true;
-}
-
 }  // namespace
 
 int run_review(int argc, char** argv) {
@@ -49,6 +29,8 @@ int run_review(int argc, char** argv) {
     options.positional_help("[FILE|-]");
     options.add_options()
         ("endpoint", "validate or mutate: the path the apiserver would call", cxxopts::value<std::string>()->default_value("validate"))
+        ("nodes", "Node objects (JSON or YAML: a Node, a List, or several documents) for the check of Pods pinned to a node",
+         cxxopts::value<std::string>())
         ("h,help", "show this help")
         ("input", "AdmissionReview JSON file, or - for stdin", cxxopts::value<std::vector<std::string>>());
     add_policy_options(options);
@@ -73,10 +55,17 @@ int run_review(int argc, char** argv) {
     const auto policy = policy_from_options(parsed, error);
     if (!policy) return usage_error(error);
 
+    StaticNodeSource nodes("no --nodes file");
+    if (parsed.count("nodes")) {
+        const std::string path = parsed["nodes"].as<std::string>();
+        nodes = StaticNodeSource("--nodes " + path);
+        if (!load_node_file(path, nodes, error)) return usage_error(error);
+    }
+
     std::string body;
     if (!read_input(inputs.empty() ? "-" : inputs.front(), body, error)) return usage_error(error);
 
-    const ReviewResult result = review(body, ReviewContext{*endpoint, *policy});
+    const ReviewResult result = review(body, ReviewContext{*endpoint, *policy, &nodes});
     if (result.outcome == ReviewOutcome::unreadable) {
         std::cerr << "model-image-webhook review: " << result.error << "\n";
         return kExitInputError;

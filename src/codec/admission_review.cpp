@@ -565,10 +565,10 @@ ReviewResult review_error(std::string_view api_version, std::string_view uid, De
     return r;
 }
 
-ReviewResult answer(std::string& body, const ReviewContext& context, std::string& uid_seen, std::string& api_version_seen) {
-    Document doc;
+// Parses text in place into doc; an error message, or empty.
+std::string parse_document(std::string& text, Document& doc) {
     DepthLimitedBuilder builder(doc);
-    rapidjson::InsituStringStream stream(body.data());
+    rapidjson::InsituStringStream stream(text.data());
     rapidjson::ParseResult parsed;
     auto generate = [&](Document&) {
         rapidjson::Reader reader;
@@ -576,16 +576,17 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         return !parsed.IsError();
     };
     doc.Populate(generate);
-    if (builder.too_deep()) {
-        return unreadable("the request body nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does");
-    }
+    if (builder.too_deep()) return "it nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does";
     if (parsed.IsError()) {
-        return unreadable(std::string("the request body is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " +
-                          std::to_string(parsed.Offset()) + ")");
+        return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " + std::to_string(parsed.Offset()) + ")";
     }
-    if (stream.Tell() != body.size()) {
-        return unreadable("the request body is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell()));
-    }
+    if (stream.Tell() != text.size()) return "it is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell());
+    return {};
+}
+
+ReviewResult answer(std::string& body, const ReviewContext& context, std::string& uid_seen, std::string& api_version_seen) {
+    Document doc;
+    if (std::string error = parse_document(body, doc); !error.empty()) return unreadable("the request body cannot be read: " + error);
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
 
     const Value* request = member(&doc, "request");
@@ -630,7 +631,39 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     return r;
 }
 
+std::string add_node(const Value& node, StaticNodeSource& out) {
+    const Value* name = member(member(&node, "metadata"), "name");
+    if (name == nullptr || !name->IsString() || name->GetStringLength() == 0) return "a Node without metadata.name";
+    const Value* info = member(member(&node, "status"), "nodeInfo");
+    NodeInfo node_info;
+    if (const Value* v = member(info, "kubeletVersion"); v != nullptr && v->IsString()) node_info.kubelet_version = view(*v);
+    if (const Value* v = member(info, "containerRuntimeVersion"); v != nullptr && v->IsString()) node_info.container_runtime_version = view(*v);
+    out.add(std::string(view(*name)), std::move(node_info));
+    return {};
+}
+
+bool is_kind(const Value& v, std::string_view kind) {
+    const Value* k = member(&v, "kind");
+    return k != nullptr && k->IsString() && view(*k) == kind;
+}
+
 }  // namespace
+
+std::string add_nodes_from_json(std::string& json, StaticNodeSource& out) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return error;
+    const Value* items = &doc;
+    if (doc.IsObject() && (is_kind(doc, "List") || is_kind(doc, "NodeList"))) items = member(&doc, "items");
+    if (items != nullptr && items->IsArray()) {
+        for (const Value& item : items->GetArray()) {
+            if (!item.IsObject() || !is_kind(item, "Node")) continue;
+            if (std::string error = add_node(item, out); !error.empty()) return error;
+        }
+        return {};
+    }
+    if (doc.IsObject() && is_kind(doc, "Node")) return add_node(doc, out);
+    return {};
+}
 
 ReviewResult review(std::string& body, const ReviewContext& context) {
     std::string uid;

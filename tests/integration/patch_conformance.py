@@ -1,0 +1,390 @@
+#!/usr/bin/python3
+"""The mutation's patches, applied by an independent RFC 6902 implementation
+(python3-jsonpatch) to the objects they were made for, must give exactly the
+object the delivery rules describe, valid under the Kubernetes 1.35 OpenAPI
+schemas (python3-jsonschema), and a second pass over it must change nothing.
+
+  patch_conformance.py BINARY FIXTURES_DIR
+"""
+import base64
+import copy
+import json
+import re
+import subprocess
+import sys
+
+import jsonpatch
+import jsonschema
+
+BINARY, FIXTURES = sys.argv[1], sys.argv[2]
+REF = "registry.example.com/gpustack/models/qwen2.5-7b-instruct@sha256:" + "9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"
+MOUNT_PATH = "/var/lib/gpustack/model"
+CACHE_ENV = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "MODELSCOPE_CACHE")
+PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
+
+# ------------------------------------------------------------- schemas
+
+def strict(schema):
+    """Refuse unknown fields: Kubernetes' schemas leave additionalProperties
+    open, which would let a misspelt field through."""
+    if isinstance(schema, dict):
+        out = {k: strict(v) for k, v in schema.items()}
+        if "properties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [strict(v) for v in schema]
+    return schema
+
+
+def load_components(name):
+    with open("%s/openapi/%s" % (FIXTURES, name)) as f:
+        return strict(json.load(f)["components"])
+
+
+COMPONENTS = {
+    "core": load_components("api__v1_openapi.json"),
+    "apps": load_components("apis__apps__v1_openapi.json"),
+    "batch": load_components("apis__batch__v1_openapi.json"),
+}
+SCHEMA_OF_KIND = {
+    "Pod": ("core", "io.k8s.api.core.v1.Pod"),
+    "Deployment": ("apps", "io.k8s.api.apps.v1.Deployment"),
+    "StatefulSet": ("apps", "io.k8s.api.apps.v1.StatefulSet"),
+    "DaemonSet": ("apps", "io.k8s.api.apps.v1.DaemonSet"),
+    "ReplicaSet": ("apps", "io.k8s.api.apps.v1.ReplicaSet"),
+    "Job": ("batch", "io.k8s.api.batch.v1.Job"),
+    "CronJob": ("batch", "io.k8s.api.batch.v1.CronJob"),
+}
+
+
+def validate_schema(kind, obj):
+    if kind in SCHEMA_OF_KIND:
+        doc, name = SCHEMA_OF_KIND[kind]
+        targets = [(doc, name, obj)]
+    else:  # LeaderWorkerSet: no schema here; its pod templates are checked
+        lwt = obj["spec"]["leaderWorkerTemplate"]
+        targets = [("core", "io.k8s.api.core.v1.PodTemplateSpec", lwt[k]) for k in ("leaderTemplate", "workerTemplate") if k in lwt]
+    for doc, name, value in targets:
+        schema = {"$ref": "#/components/schemas/" + name, "components": COMPONENTS[doc]}
+        jsonschema.Draft7Validator(schema).validate(value)
+
+# --------------------------------------------------- what the rules say
+
+def clean(p):
+    if not isinstance(p, str) or p == "":
+        return ""
+    return p.rstrip("/") or "/"
+
+
+def all_containers(spec):
+    return list(spec.get("initContainers") or []) + list(spec.get("containers") or [])
+
+
+def cache_volume_names(spec):
+    vols = {v.get("name"): v for v in spec.get("volumes") or []}
+    out = {"gpustack-model-cache"} & set(vols)
+    for c in all_containers(spec):
+        env_paths = {clean(e["value"]) for e in c.get("env") or [] if e.get("name") in CACHE_ENV and isinstance(e.get("value"), str) and e["value"]}
+        for m in c.get("volumeMounts") or []:
+            v = vols.get(m.get("name"))
+            if v is None or v.get("name") == "gpustack-model" or v.get("emptyDir") is None:
+                continue
+            p = clean(m.get("mountPath"))
+            if p in ("/var/lib/gpustack/model-cache", MOUNT_PATH) or p in env_paths or any(
+                    p == pre or p.startswith(pre + "/") for pre in ("/root/.cache/huggingface", "/root/.cache/modelscope")):
+                out.add(v["name"])
+    return out
+
+
+def without_revision(argv):
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--revision":
+            i += 2
+            continue
+        if not (isinstance(argv[i], str) and argv[i].startswith("--revision=")):
+            out.append(argv[i])
+        i += 1
+    return out
+
+
+def right_volume(v, ref):
+    return v == {"name": "gpustack-model", "image": {"reference": ref}} or v == {"name": "gpustack-model", "image": {"reference": ref, "pullPolicy": "IfNotPresent"}}
+
+
+def render(spec, ref, names):
+    """The pod spec holding exactly the delivery."""
+    cache = cache_volume_names(spec)
+    vols = [v for v in spec.get("volumes") or [] if v.get("name") not in cache]
+    at = [i for i, v in enumerate(vols) if v.get("name") == "gpustack-model"]
+    if at:
+        if not right_volume(vols[at[0]], ref):
+            vols[at[0]] = {"name": "gpustack-model", "image": {"reference": ref}}
+    else:
+        vols.append({"name": "gpustack-model", "image": {"reference": ref}})
+    spec["volumes"] = vols
+    mount = {"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}
+    for field in ("initContainers", "containers"):
+        for c in spec.get(field) or []:
+            if c.get("volumeMounts") is not None:
+                c["volumeMounts"] = [m for m in c["volumeMounts"] if m.get("name") not in cache]
+            if c.get("env") is not None:
+                c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and (e["name"].upper().startswith("HF_") or e["name"].upper() in PROXY_ENV))]
+            if c.get("args") is not None:
+                c["args"] = without_revision(c["args"])
+            if c.get("command"):
+                c["command"] = c["command"][:1] + without_revision(c["command"][1:])
+            if field == "containers" and (not names or c.get("name") in names):
+                mounts = c.get("volumeMounts") or []
+                ours = [j for j, m in enumerate(mounts) if m.get("name") == "gpustack-model"]
+                if not ours:
+                    mounts.append(dict(mount))
+                else:
+                    if mounts[ours[0]] != mount:
+                        mounts[ours[0]] = dict(mount)
+                    for j in reversed(ours[1:]):
+                        del mounts[j]
+                c["volumeMounts"] = mounts
+
+
+POD_SPEC_PATHS = {
+    "Pod": [("spec",)],
+    "Deployment": [("spec", "template", "spec")], "StatefulSet": [("spec", "template", "spec")], "DaemonSet": [("spec", "template", "spec")],
+    "ReplicaSet": [("spec", "template", "spec")], "Job": [("spec", "template", "spec")], "CronJob": [("spec", "jobTemplate", "spec", "template", "spec")],
+    "LeaderWorkerSet": [("spec", "leaderWorkerTemplate", "leaderTemplate", "spec"), ("spec", "leaderWorkerTemplate", "workerTemplate", "spec")],
+}
+
+
+def dig(obj, path):
+    for key in path:
+        if not isinstance(obj, dict) or key not in obj:
+            return None
+        obj = obj[key]
+    return obj
+
+
+def expected_object(kind, obj):
+    out = copy.deepcopy(obj)
+    ann = out["metadata"].get("annotations") or {}
+    names = [n.strip() for n in ann.get("gpustack.ai/model-containers", "").split(",") if n.strip()]
+    for path in POD_SPEC_PATHS[kind]:
+        spec = dig(out, path)
+        if spec is not None:
+            render(spec, ann["gpustack.ai/model-image"], names)
+    return out
+
+
+def normalized(o):
+    """Nulls and empty lists are absent members to the apiserver."""
+    if isinstance(o, dict):
+        return {k: normalized(v) for k, v in o.items() if v is not None and v != []}
+    if isinstance(o, list):
+        return [normalized(v) for v in o]
+    return o
+
+# ------------------------------------------------------------- running
+
+GROUPS = {"Pod": ("", "v1"), "Deployment": ("apps", "v1"), "StatefulSet": ("apps", "v1"), "DaemonSet": ("apps", "v1"), "ReplicaSet": ("apps", "v1"),
+          "Job": ("batch", "v1"), "CronJob": ("batch", "v1"), "LeaderWorkerSet": ("leaderworkerset.x-k8s.io", "v1")}
+
+
+def review(kind, obj, operation="CREATE"):
+    group, version = GROUPS[kind]
+    body = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "patch-test", "kind": {"group": group, "version": version, "kind": kind}, "operation": operation,
+                        "namespace": "gpustack", "name": obj["metadata"].get("name", ""), "object": obj}}
+    run = subprocess.run([BINARY, "review", "--endpoint", "mutate", "-"], input=json.dumps(body).encode(), capture_output=True)
+    if run.returncode not in (0, 1):
+        raise AssertionError("exit %d: %s" % (run.returncode, run.stderr.decode()))
+    out = json.loads(run.stdout)
+    resp = out["response"]
+    assert resp["uid"] == "patch-test"
+    assert ("patch" in resp) == ("patchType" in resp), "patch and patchType go together"
+    ops = None
+    if "patch" in resp:
+        assert resp["patchType"] == "JSONPatch"
+        ops = json.loads(base64.b64decode(resp["patch"], validate=True))
+        assert ops, "a patch is never empty: no change means no patch"
+    return resp, ops
+
+
+def check_shape(ops):
+    """Removals from one array go from the highest index down; nothing is
+    replaced whole that is not the volume or the mount."""
+    last_removed = {}
+    for op in ops:
+        path = op["path"]
+        assert op["op"] in ("add", "remove", "replace"), op
+        if op["op"] == "replace":
+            assert re.search(r"/(volumes|volumeMounts)/\d+$", path), "replaces only a volume or a mount: %s" % path
+        m = re.match(r"^(.*)/(\d+)$", path)
+        if op["op"] == "remove" and m:
+            base, index = m.group(1), int(m.group(2))
+            if base in last_removed:
+                assert index < last_removed[base], "removals from %s must descend" % base
+            last_removed[base] = index
+
+
+def pod_template(spec, labels=None):
+    return {"metadata": {"labels": labels or {"app": "qwen"}}, "spec": spec}
+
+
+def opted_in_meta(name, extra_annotations=None, ref=REF):
+    ann = {"gpustack.ai/model-image": ref}
+    ann.update(extra_annotations or {})
+    return {"name": name, "namespace": "gpustack", "labels": {"gpustack.ai/model-delivery": "image", "app.kubernetes.io/name": "qwen"}, "annotations": ann}
+
+
+def wrap(kind, name, spec, annotations=None):
+    meta = opted_in_meta(name, annotations)
+    selector = {"matchLabels": {"app": "qwen"}}
+    if kind == "Pod":
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+    if kind in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"):
+        body = {"selector": selector, "template": pod_template(spec)}
+        if kind == "StatefulSet":
+            body["serviceName"] = "qwen"
+        return {"apiVersion": "apps/v1", "kind": kind, "metadata": meta, "spec": body}
+    if kind == "Job":
+        return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": {"template": pod_template(spec)}}
+    if kind == "CronJob":
+        return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": meta,
+                "spec": {"schedule": "0 * * * *", "jobTemplate": {"spec": {"template": pod_template(spec)}}}}
+    leader = copy.deepcopy(spec)
+    return {"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": meta,
+            "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 2, "leaderTemplate": pod_template(leader), "workerTemplate": pod_template(spec)}}}
+
+
+def vllm_spec():
+    """A Pod moved from Hugging Face download to image delivery: it still
+    carries the download-era settings."""
+    return {
+        "restartPolicy": "Always",
+        "initContainers": [{"name": "fetch", "image": "busybox:1.36", "command": ["sh", "-c", "echo fetch --revision main"],
+                            "env": [{"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}}, {"name": "KEEP", "value": "1"}],
+                            "volumeMounts": [{"name": "hf-cache", "mountPath": "/root/.cache/huggingface"}]}],
+        "containers": [{
+            "name": "vllm", "image": "vllm/vllm-openai:v0.6.3",
+            "command": ["python3", "-m", "vllm.entrypoints.openai.api_server", "--revision=a09a3545"],
+            "args": ["--model", MOUNT_PATH, "--revision", "main", "--port", "8000"],
+            "env": [{"name": "HF_HOME", "value": "/data/hf"}, {"name": "https_proxy", "value": "http://proxy:3128"}, {"name": "VLLM_PORT", "value": "8000"},
+                    {"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "NO_PROXY", "value": "10.0.0.0/8"}],
+            "envFrom": [{"configMapRef": {"name": "vllm-env"}}],
+            "ports": [{"containerPort": 8000, "name": "http"}],
+            "resources": {"limits": {"nvidia.com/gpu": "1", "memory": "32Gi"}, "requests": {"cpu": "4"}},
+            "volumeMounts": [{"name": "hf-cache", "mountPath": "/root/.cache/huggingface/hub/"}, {"name": "data", "mountPath": "/data/hf"},
+                             {"name": "shm", "mountPath": "/dev/shm"}, {"name": "model-cache", "mountPath": "/var/lib/gpustack/model-cache"}],
+        }, {
+            "name": "metrics", "image": "prom/statsd-exporter:v0.26.0", "args": ["--web.listen-address=:9102"],
+        }],
+        "volumes": [{"name": "hf-cache", "emptyDir": {}}, {"name": "data", "emptyDir": {"sizeLimit": "50Gi"}}, {"name": "shm", "emptyDir": {"medium": "Memory"}},
+                    {"name": "model-cache", "emptyDir": {}}, {"name": "gpustack-model-cache", "persistentVolumeClaim": {"claimName": "old-cache"}},
+                    {"name": "config", "configMap": {"name": "vllm"}}],
+    }
+
+
+def mutated_spec():
+    spec = vllm_spec()
+    render(spec, REF, [])
+    return spec
+
+
+CASES = []
+
+
+def case(name, kind, obj, expect_patch=True, warnings=()):
+    CASES.append((name, kind, obj, expect_patch, warnings))
+
+
+# every workload kind, with the whole rule set at work
+for kind in POD_SPEC_PATHS:
+    case("%s: download-era settings are replaced by the delivery" % kind, kind, wrap(kind, "qwen", vllm_spec()),
+         warnings=("envFrom is not inspected", "a --revision inside a shell string is not removed"))
+    case("%s: an already rendered template is left alone" % kind, kind, wrap(kind, "qwen", mutated_spec()), expect_patch=False)
+
+# one rule at a time
+case("empty pod: no env, volumes or mounts; arrays are added whole", "Pod", wrap("Pod", "bare", {"containers": [{"name": "c", "image": "i"}]}))
+case("empty arrays get an appended element", "Pod", wrap("Pod", "empty-arrays", {"volumes": [], "containers": [{"name": "c", "image": "i", "volumeMounts": [], "env": []}]}))
+case("null arrays are replaced whole", "Pod", wrap("Pod", "nulls", {"volumes": None, "containers": [{"name": "c", "image": "i", "volumeMounts": None, "env": None}]}))
+case("the selected containers only", "Pod", wrap("Pod", "selected", {"containers": [{"name": "a", "image": "i"}, {"name": "b", "image": "i"}, {"name": "c", "image": "i"}]},
+                                                 {"gpustack.ai/model-containers": " a , c "}))
+case("a mount at another path is corrected", "Pod", wrap("Pod", "wrong-path", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": "/models", "readOnly": False}]}]}))
+case("a subPath mount is corrected", "Pod", wrap("Pod", "subpath", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True, "subPath": "weights"}]}]}))
+case("duplicate model mounts are reduced to one", "Pod", wrap("Pod", "duplicates", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": "/a"}, {"name": "x", "mountPath": "/x"},
+                                                                {"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}))
+case("a different volume named gpustack-model is replaced", "Pod", wrap("Pod", "other-volume", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": "registry.example.com/other@sha256:" + "a" * 64, "pullPolicy": "Always"}}],
+    "containers": [{"name": "c", "image": "i"}]}))
+case("an emptyDir named gpustack-model is replaced", "Pod", wrap("Pod", "emptydir-model", {
+    "volumes": [{"name": "gpustack-model", "emptyDir": {}}], "containers": [{"name": "c", "image": "i"}]}))
+case("the defaulted pullPolicy is the delivery", "Pod", wrap("Pod", "defaulted", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF, "pullPolicy": "IfNotPresent"}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
+case("cache at the value of MODELSCOPE_CACHE", "Pod", wrap("Pod", "modelscope", {
+    "volumes": [{"name": "ms", "emptyDir": {}}],
+    "containers": [{"name": "c", "image": "i", "env": [{"name": "MODELSCOPE_CACHE", "value": "/cache/ms/"}], "volumeMounts": [{"name": "ms", "mountPath": "/cache/ms"}]}]}))
+case("a PVC at a cache path is not a cache", "Pod", wrap("Pod", "pvc-cache-path", {
+    "volumes": [{"name": "pvc", "persistentVolumeClaim": {"claimName": "c"}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "pvc", "mountPath": "/root/.cache/huggingface"}]}]}))
+case("an emptyDir under a lookalike prefix is not a cache", "Pod", wrap("Pod", "lookalike", {
+    "volumes": [{"name": "e", "emptyDir": {}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "e", "mountPath": "/root/.cache/huggingface-other"}]}]}))
+case("env in any letter case", "Pod", wrap("Pod", "env-case", {"containers": [{"name": "c", "image": "i", "env": [
+    {"name": "hf_token", "value": "x"}, {"name": "Http_Proxy", "value": "x"}, {"name": "all_proxy", "value": "x"}, {"name": "HFX", "value": "keep"},
+    {"name": "MY_HF_TOKEN", "value": "keep"}]}]}))
+case("a trailing --revision with no value", "Pod", wrap("Pod", "trailing-revision", {"containers": [{"name": "c", "image": "i", "args": ["serve", "--revision"]}]}))
+case("--revision in command after its first element", "Pod", wrap("Pod", "command-revision", {"containers": [{"name": "c", "image": "i",
+    "command": ["--revision", "vllm", "--revision", "x", "--revision=y", "--revisions=keep"]}]}))
+env500 = [{"name": ("HF_VAR_%d" if i % 5 == 0 else "APP_VAR_%d") % i, "value": str(i)} for i in range(500)]
+case("a 500-entry env list", "Pod", wrap("Pod", "env500", {"containers": [{"name": "c", "image": "i", "env": env500}]}))
+case("keys holding ~ and / elsewhere in the object", "Pod", dict(wrap("Pod", "keys", {"containers": [{"name": "c", "image": "i",
+    "env": [{"name": "HF_TOKEN", "value": "x"}]}], "nodeSelector": {"example.com/pool~a": "gpu", "a~1b/c~0": "x"}}),
+    metadata=dict(opted_in_meta("keys", {"example.com/odd~key": "1", "a/b~c": "2"}))))
+
+with open(FIXTURES + "/core.v1.Pod.json") as f:
+    fixture = json.load(f)
+fixture["metadata"]["labels"]["gpustack.ai/model-delivery"] = "image"
+fixture["metadata"]["annotations"]["gpustack.ai/model-image"] = REF
+fixture["metadata"]["annotations"].pop("gpustack.ai/model-containers", None)
+case("the kubernetes/api Pod fixture, opted in", "Pod", fixture)
+
+passed = failed = 0
+for name, kind, obj, expect_patch, warnings in CASES:
+    try:
+        resp, ops = review(kind, obj)
+        assert resp["allowed"] is True, resp.get("status")
+        for w in warnings:
+            assert any(w in x for x in resp.get("warnings", [])), "missing warning %r in %r" % (w, resp.get("warnings"))
+        if not expect_patch:
+            assert ops is None, "expected no patch, got %s" % ops
+            patched = obj
+        else:
+            assert ops is not None, "expected a patch"
+            check_shape(ops)
+            patched = jsonpatch.apply_patch(obj, ops)
+        assert normalized(patched) == normalized(expected_object(kind, obj)), "patched object differs from the rules' object:\n%s" % json.dumps(
+            jsonpatch.make_patch(normalized(expected_object(kind, obj)), normalized(patched)).patch)[:2000]
+        validate_schema(kind, normalized(patched))  # nulls are absent members to the apiserver
+        resp2, ops2 = review(kind, patched)
+        assert resp2["allowed"] is True and ops2 is None, "a second pass must change nothing: %s" % ops2
+        # and again after the apiserver defaults pullPolicy
+        for path in POD_SPEC_PATHS[kind]:
+            spec = dig(patched, path)
+            for v in (spec or {}).get("volumes") or []:
+                if v.get("name") == "gpustack-model":
+                    v["image"]["pullPolicy"] = "IfNotPresent"
+        assert review(kind, patched)[1] is None, "the defaulted pullPolicy must not bring a patch back"
+        passed += 1
+    except Exception as e:  # report every case, then fail
+        failed += 1
+        print("FAIL %s: %s" % (name, e))
+
+print("patch conformance: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

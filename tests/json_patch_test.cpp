@@ -1,0 +1,57 @@
+#include "model_image_webhook/json_patch.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace miw;
+
+TEST_CASE("pointer tokens escape ~ before /", "[json_patch]") {
+    struct Case {
+        const char* key;
+        const char* token;
+    };
+    const Case cases[] = {
+        {"plain", "plain"}, {"a/b", "a~1b"}, {"a~b", "a~0b"}, {"~1", "~01"}, {"/~", "~1~0"}, {"gpustack.ai/model-image", "gpustack.ai~1model-image"}, {"", ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.key) { CHECK(pointer_token(c.key) == c.token); }
+    }
+    CHECK(pointer_child("/metadata/annotations", "example.com/x~y") == "/metadata/annotations/example.com~1x~0y");
+    CHECK(pointer_child("/spec/volumes", std::size_t{12}) == "/spec/volumes/12");
+}
+
+TEST_CASE("JSON strings are escaped", "[json_patch]") {
+    CHECK(json_string("a") == "\"a\"");
+    CHECK(json_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
+    CHECK(json_string(std::string("\n\t\x01\0", 4)) == "\"\\n\\t\\u0001\\u0000\"");
+    CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
+}
+
+TEST_CASE("patches keep the order the operations were given in", "[json_patch]") {
+    JsonPatch patch;
+    CHECK(patch.empty());
+    CHECK(patch.to_json() == "[]");
+    patch.remove("/spec/volumes/3");
+    patch.add("/spec/volumes/-", R"({"name":"v"})");
+    patch.replace("/spec/containers/0/volumeMounts/1", R"({"name":"m"})");
+    CHECK(patch.size() == 3);
+    CHECK(patch.to_json() ==
+          R"([{"op":"remove","path":"/spec/volumes/3"},{"op":"add","path":"/spec/volumes/-","value":{"name":"v"}},)"
+          R"({"op":"replace","path":"/spec/containers/0/volumeMounts/1","value":{"name":"m"}}])");
+}
+
+TEST_CASE("array elements are removed from the highest index down", "[json_patch]") {
+    JsonPatch patch;
+    patch.remove_indices("/spec/containers/0/env", {0, 2, 3, 10});
+    CHECK(patch.to_json() ==
+          R"([{"op":"remove","path":"/spec/containers/0/env/10"},{"op":"remove","path":"/spec/containers/0/env/3"},)"
+          R"({"op":"remove","path":"/spec/containers/0/env/2"},{"op":"remove","path":"/spec/containers/0/env/0"}])");
+    JsonPatch none;
+    none.remove_indices("/x", {});
+    CHECK(none.empty());
+}
+
+TEST_CASE("paths with escaped characters are written as JSON strings", "[json_patch]") {
+    JsonPatch patch;
+    patch.add(pointer_child("/metadata/annotations", "a\"b"), "\"v\"");
+    CHECK(patch.to_json() == R"([{"op":"add","path":"/metadata/annotations/a\"b","value":"v"}])");
+}

@@ -1,0 +1,386 @@
+// The delivery rendered into opted-in Pods and workloads, judged on views.
+#include "model_image_webhook/policy_pod.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace miw;
+
+namespace {
+
+const std::string kRef = "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+const std::string kVolume = R"({"name":"gpustack-model","image":{"reference":")" + kRef + R"("}})";
+const std::string kMount = R"({"name":"gpustack-model","mountPath":"/var/lib/gpustack/model","readOnly":true})";
+
+ContainerView container(std::string_view name) {
+    ContainerView c;
+    c.name = name;
+    return c;
+}
+
+PodSpecView spec_at(std::string pointer = "/spec") {
+    PodSpecView s;
+    s.field_path = pointer.substr(1);
+    std::replace(s.field_path.begin(), s.field_path.end(), '/', '.');
+    s.pointer = std::move(pointer);
+    return s;
+}
+
+WorkloadView opted_in(std::vector<PodSpecView> specs, bool is_pod = true, std::string_view ref = kRef) {
+    WorkloadView w;
+    w.is_pod = is_pod;
+    w.opt_in_label = "image";
+    w.has_model_image = true;
+    w.model_image = ref;
+    w.pod_specs = std::move(specs);
+    return w;
+}
+
+AdmissionRequest request(Operation op = Operation::create, std::string_view kind = "Pod") {
+    AdmissionRequest req;
+    req.uid = "u";
+    req.kind = {kind == "Pod" ? "" : "apps", "v1", kind};
+    req.name = "qwen";
+    req.operation = op;
+    return req;
+}
+
+PolicyConfig config(std::string_view kube = "v1.35.0") {
+    PolicyConfig c;
+    c.apiserver = ApiserverVersion::from_text(kube);
+    return c;
+}
+
+VolumeMountView mount(std::string_view name, std::string_view path, bool read_only = false) {
+    VolumeMountView m;
+    m.name = name;
+    m.mount_path = path;
+    m.read_only = read_only;
+    return m;
+}
+
+VolumeView empty_dir(std::string_view name) {
+    VolumeView v;
+    v.name = name;
+    v.empty_dir = true;
+    return v;
+}
+
+VolumeView model_volume(std::string_view ref, std::string_view pull_policy = "") {
+    VolumeView v;
+    v.name = "gpustack-model";
+    v.image = true;
+    v.image_reference = ref;
+    v.image_pull_policy = pull_policy;
+    v.only_image_source = true;
+    return v;
+}
+
+ArgView arg(std::string_view text) { return ArgView{true, text}; }
+
+}  // namespace
+
+TEST_CASE("objects that do not opt in are left alone", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers.push_back(container("c"));
+    WorkloadView w = opted_in({s});
+    w.opt_in_label = "";
+    CHECK(render_model_delivery(request(), w, config()).patch.empty());
+    w.opt_in_label = "Image";
+    const Decision d = render_model_delivery(request(), w, config());
+    CHECK((d.allowed && d.patch.empty() && d.warnings.empty()));
+}
+
+TEST_CASE("a bare Pod gets the volume and the mount as whole arrays", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers.push_back(container("vllm"));
+    const Decision d = render_model_delivery(request(), opted_in({s}), config());
+    CHECK(d.allowed);
+    CHECK(d.patch == R"([{"op":"add","path":"/spec/volumes","value":[)" + kVolume + R"(]},{"op":"add","path":"/spec/containers/0/volumeMounts","value":[)" +
+                         kMount + "]}]");
+}
+
+TEST_CASE("the download-era settings go, in a deterministic order", "[policy_pod]") {
+    PodSpecView s = spec_at("/spec/template/spec");
+    s.has_volumes = true;
+    s.volumes = {empty_dir("hf"), empty_dir("shm"), empty_dir("cache")};
+    ContainerView init = container("fetch");
+    init.has_env = true;
+    init.env = {{"HF_TOKEN", false, {}}};
+    init.has_volume_mounts = true;
+    init.volume_mounts = {mount("hf", "/root/.cache/huggingface")};
+    ContainerView c = container("vllm");
+    c.has_env = true;
+    c.env = {{"HF_HOME", true, "/cache/"}, {"PORT", true, "8000"}, {"https_proxy", true, "http://p"}};
+    c.has_volume_mounts = true;
+    c.volume_mounts = {mount("shm", "/dev/shm"), mount("cache", "/cache"), mount("hf", "/root/.cache/huggingface/hub")};
+    c.args = {arg("--model"), arg("/var/lib/gpustack/model"), arg("--revision"), arg("main"), arg("--revision=abc")};
+    c.command = {arg("--revision"), arg("serve"), arg("--revision"), arg("x")};
+    s.init_containers = {init};
+    s.containers = {c};
+    const Decision d = render_model_delivery(request(Operation::create, "Deployment"), opted_in({s}, false), config());
+    REQUIRE(d.allowed);
+    const std::string b = "/spec/template/spec";
+    CHECK(d.patch == "[" R"({"op":"remove","path":")" + b + R"(/volumes/2"},{"op":"remove","path":")" + b + R"(/volumes/0"},)" R"({"op":"add","path":")" + b +
+                         R"(/volumes/-","value":)" + kVolume + "}," R"({"op":"remove","path":")" + b + R"(/initContainers/0/volumeMounts/0"},)"
+                         R"({"op":"remove","path":")" + b + R"(/initContainers/0/env/0"},)" R"({"op":"remove","path":")" + b +
+                         R"(/containers/0/volumeMounts/2"},{"op":"remove","path":")" + b + R"(/containers/0/volumeMounts/1"},)"
+                         R"({"op":"add","path":")" + b + R"(/containers/0/volumeMounts/-","value":)" + kMount + "}," R"({"op":"remove","path":")" + b +
+                         R"(/containers/0/env/2"},{"op":"remove","path":")" + b + R"(/containers/0/env/0"},)" R"({"op":"remove","path":")" + b +
+                         R"(/containers/0/args/4"},{"op":"remove","path":")" + b + R"(/containers/0/args/3"},{"op":"remove","path":")" + b +
+                         R"(/containers/0/args/2"},)" R"({"op":"remove","path":")" + b + R"(/containers/0/command/3"},{"op":"remove","path":")" + b +
+                         R"(/containers/0/command/2"}])");
+}
+
+TEST_CASE("existing delivery pieces are corrected, never duplicated", "[policy_pod]") {
+    struct Case {
+        const char* name;
+        std::vector<VolumeView> volumes;
+        std::vector<VolumeMountView> mounts;
+        std::string patch;
+    };
+    VolumeView other_image = model_volume("r.io/other@sha256:" + std::string(64, 'a'));
+    VolumeView with_policy_always = model_volume(kRef, "Always");
+    VolumeView with_extra_source = model_volume(kRef);
+    with_extra_source.only_image_source = false;
+    VolumeMountView sub_path = mount("gpustack-model", "/var/lib/gpustack/model", true);
+    sub_path.has_other_settings = true;
+    static const std::string right = "/var/lib/gpustack/model";
+    const std::vector<Case> cases = {
+        {"the delivery as rendered", {model_volume(kRef)}, {mount("gpustack-model", right, true)}, ""},
+        {"the delivery after pullPolicy defaulting", {model_volume(kRef, "IfNotPresent")}, {mount("gpustack-model", right, true)}, ""},
+        {"another image", {other_image}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
+        {"pullPolicy Always", {with_policy_always}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
+        {"a second volume source", {with_extra_source}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
+        {"a read-write mount", {model_volume(kRef)}, {mount("gpustack-model", right, false)},
+         R"([{"op":"replace","path":"/spec/containers/0/volumeMounts/0","value":)" + kMount + "}]"},
+        {"a mount elsewhere", {model_volume(kRef)}, {mount("gpustack-model", "/models", true)},
+         R"([{"op":"replace","path":"/spec/containers/0/volumeMounts/0","value":)" + kMount + "}]"},
+        {"a subPath mount", {model_volume(kRef)}, {sub_path}, R"([{"op":"replace","path":"/spec/containers/0/volumeMounts/0","value":)" + kMount + "}]"},
+        {"two mounts of the volume", {model_volume(kRef)}, {mount("x", "/x"), mount("gpustack-model", "/a"), mount("gpustack-model", right, true)},
+         R"([{"op":"remove","path":"/spec/containers/0/volumeMounts/2"},{"op":"replace","path":"/spec/containers/0/volumeMounts/1","value":)" + kMount + "}]"},
+        {"a cache removed before the model volume's index", {empty_dir("gpustack-model-cache"), other_image}, {mount("gpustack-model", right, true)},
+         R"([{"op":"remove","path":"/spec/volumes/0"},{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PodSpecView s = spec_at();
+            s.has_volumes = true;
+            s.volumes = c.volumes;
+            ContainerView ctr = container("c");
+            ctr.has_volume_mounts = true;
+            ctr.volume_mounts = c.mounts;
+            s.containers = {ctr};
+            const Decision d = render_model_delivery(request(), opted_in({s}), config());
+            CHECK(d.allowed);
+            CHECK(d.patch == c.patch);
+        }
+    }
+}
+
+TEST_CASE("cache volumes are found by name, path and cache variables", "[policy_pod]") {
+    struct Case {
+        const char* name;
+        VolumeView volume;
+        std::string_view mount_path;
+        std::vector<EnvVarView> env;
+        bool removed;
+    };
+    VolumeView pvc;
+    pvc.name = "p";
+    VolumeView named_cache;
+    named_cache.name = "gpustack-model-cache";
+    const std::vector<Case> cases = {
+        {"gpustack-model-cache of any type", named_cache, "/anything", {}, true},
+        {"emptyDir at the model-cache path", empty_dir("e"), "/var/lib/gpustack/model-cache", {}, true},
+        {"emptyDir at the model path", empty_dir("e"), "/var/lib/gpustack/model/", {}, true},
+        {"emptyDir at the huggingface cache", empty_dir("e"), "/root/.cache/huggingface", {}, true},
+        {"emptyDir under the modelscope cache", empty_dir("e"), "/root/.cache/modelscope/hub", {}, true},
+        {"emptyDir at HF_HUB_CACHE", empty_dir("e"), "/hub", {{"HF_HUB_CACHE", true, "/hub/"}}, true},
+        {"emptyDir at TRANSFORMERS_CACHE", empty_dir("e"), "/tc", {{"TRANSFORMERS_CACHE", true, "/tc"}}, true},
+        {"emptyDir at HUGGINGFACE_HUB_CACHE", empty_dir("e"), "/hh", {{"HUGGINGFACE_HUB_CACHE", true, "/hh"}}, true},
+        {"emptyDir elsewhere", empty_dir("e"), "/scratch", {}, false},
+        {"emptyDir at a lookalike path", empty_dir("e"), "/root/.cache/huggingfacex", {}, false},
+        {"emptyDir at a cache variable from valueFrom", empty_dir("e"), "/hub", {{"HF_HOME", false, {}}}, false},
+        {"emptyDir at a lowercase variable's value", empty_dir("e"), "/hub", {{"hf_home", true, "/hub"}}, false},
+        {"a PVC at a cache path", pvc, "/root/.cache/huggingface", {}, false},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PodSpecView s = spec_at();
+            s.has_volumes = true;
+            s.volumes = {c.volume};
+            ContainerView ctr = container("c");
+            ctr.has_volume_mounts = true;
+            ctr.volume_mounts = {mount(c.volume.name, c.mount_path)};
+            ctr.has_env = !c.env.empty();
+            ctr.env = c.env;
+            s.containers = {ctr};
+            const Decision d = render_model_delivery(request(), opted_in({s}), config());
+            REQUIRE(d.allowed);
+            CHECK((d.patch.find(R"({"op":"remove","path":"/spec/volumes/0"})") != std::string::npos) == c.removed);
+            CHECK((d.patch.find(R"({"op":"remove","path":"/spec/containers/0/volumeMounts/0"})") != std::string::npos) == c.removed);
+        }
+    }
+}
+
+TEST_CASE("environment variables that reach the hub go", "[policy_pod]") {
+    const std::vector<std::pair<const char*, bool>> names = {
+        {"HF_TOKEN", true}, {"hf_home", true},     {"Hf_Endpoint", true}, {"HTTP_PROXY", true},  {"https_proxy", true}, {"No_Proxy", true},
+        {"ALL_PROXY", true}, {"HF", false},        {"HFTOKEN", false},    {"MY_HF_TOKEN", false}, {"PROXY", false},     {"HTTP_PROXY_X", false},
+        {"", false},
+    };
+    for (const auto& [name, removed] : names) {
+        DYNAMIC_SECTION("\"" << name << "\"") {
+            PodSpecView s = spec_at();
+            ContainerView c = container("c");
+            c.has_env = true;
+            c.env = {{name, true, "v"}};
+            c.has_volume_mounts = true;
+            c.volume_mounts = {mount("gpustack-model", "/var/lib/gpustack/model", true)};
+            s.has_volumes = true;
+            s.volumes = {model_volume(kRef)};
+            s.containers = {c};
+            const Decision d = render_model_delivery(request(), opted_in({s}), config());
+            CHECK(d.patch == (removed ? R"([{"op":"remove","path":"/spec/containers/0/env/0"}])" : ""));
+        }
+    }
+}
+
+TEST_CASE("warnings say what could not be cleaned", "[policy_pod]") {
+    struct Case {
+        const char* name;
+        std::vector<ArgView> args;
+        std::vector<ArgView> command;
+        bool env_from;
+        std::vector<std::string> warnings;
+    };
+    const std::vector<Case> cases = {
+        {"envFrom", {}, {}, true, {"container \"c\": envFrom is not inspected; HF_* or proxy variables may still come from it"}},
+        {"--revision inside sh -c", {arg("vllm serve /m --revision main")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
+        {"--revision= inside a shell string", {arg("x;--revision=main")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
+        {"--revision quoted in a shell string", {arg("exec vllm \"--revision\" x")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
+        {"--revision inside the command's script", {}, {arg("sh"), arg("-c"), arg("run --revision x")}, false,
+         {"container \"c\": a --revision inside a shell string is not removed"}},
+        {"a lookalike flag", {arg("run --revisions x"), arg("x--revision")}, {}, false, {}},
+        {"the program itself is not searched", {}, {arg("a --revision b")}, false, {}},
+        {"a plain flag is removed, not warned about", {arg("--revision"), arg("main")}, {}, false, {}},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PodSpecView s = spec_at();
+            ContainerView ctr = container("c");
+            ctr.args = c.args;
+            ctr.command = c.command;
+            ctr.has_env_from = c.env_from;
+            s.containers = {ctr};
+            const Decision d = render_model_delivery(request(), opted_in({s}), config());
+            CHECK(d.allowed);
+            CHECK(d.warnings == c.warnings);
+        }
+    }
+}
+
+TEST_CASE("the containers annotation limits the mount", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers = {container("a"), container("b"), container("c")};
+    ContainerView init = container("a");
+    s.init_containers = {init};
+    WorkloadView w = opted_in({s});
+    w.has_model_containers = true;
+    w.model_containers = " c, a ,,missing ";
+    const Decision d = render_model_delivery(request(), w, config());
+    CHECK(d.patch == R"([{"op":"add","path":"/spec/volumes","value":[)" + kVolume + R"(]},{"op":"add","path":"/spec/containers/0/volumeMounts","value":[)" + kMount +
+                         R"(]},{"op":"add","path":"/spec/containers/2/volumeMounts","value":[)" + kMount + "]}]");
+    REQUIRE(d.warnings.size() == 1);
+    CHECK(d.warnings[0] == "annotation gpustack.ai/model-containers names \"missing\", which is not a container of spec; it gets no mount");
+}
+
+TEST_CASE("refusals of opted-in objects", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers = {container("c")};
+    SECTION("a tag in the annotation") {
+        const Decision d = render_model_delivery(request(), opted_in({s}, true, "registry.example.com/team/qwen:v1"), config());
+        CHECK_FALSE(d.allowed);
+        CHECK(d.code == 403);
+        CHECK(d.rule_annotation() == "digest-required");
+        CHECK_THAT(d.message, Catch::StartsWith("metadata.annotations[gpustack.ai/model-image]: Invalid value: \"registry.example.com/team/qwen:v1\": no digest"));
+        CHECK(d.patch.empty());
+    }
+    SECTION("a pattern in the annotation") {
+        const Decision d = render_model_delivery(request(), opted_in({s}, true, "registry.example.com/team/*"), config());
+        CHECK(d.rule_annotation() == "reference-pattern");
+    }
+    SECTION("an apiserver below the floor") {
+        const Decision d = render_model_delivery(request(), opted_in({s}), config("v1.34.0"));
+        CHECK_FALSE(d.allowed);
+        CHECK(d.rule_annotation() == "apiserver-floor");
+        CHECK_THAT(d.message, Catch::Contains("drops a Pod's image volume silently"));
+    }
+    SECTION("a second source of weights") {
+        PodSpecView two = spec_at("/spec/template/spec");
+        VolumeView pvc;
+        pvc.name = "weights";
+        two.has_volumes = true;
+        two.volumes = {pvc};
+        ContainerView c = container("vllm");
+        c.volume_mounts = {mount("weights", "/var/lib/gpustack/model/")};
+        two.containers = {container("side"), c};
+        const Decision d = render_model_delivery(request(Operation::create, "Deployment"), opted_in({two}, false), config());
+        CHECK_FALSE(d.allowed);
+        CHECK(d.code == 403);
+        CHECK(d.rule_annotation() == "two-weight-sources");
+        CHECK(d.message ==
+              "container \"vllm\" (spec.template.spec.containers[1]) mounts volume \"weights\" at /var/lib/gpustack/model: that is a second source of weights "
+              "beside the model image; remove that mount, or remove the label gpustack.ai/model-delivery to keep the volume instead of the image");
+    }
+    SECTION("an emptyDir at the model path is a cache, not a second source") {
+        PodSpecView cache = spec_at();
+        cache.has_volumes = true;
+        cache.volumes = {empty_dir("old")};
+        ContainerView c = container("c");
+        c.has_volume_mounts = true;
+        c.volume_mounts = {mount("old", "/var/lib/gpustack/model")};
+        cache.containers = {c};
+        const Decision d = render_model_delivery(request(), opted_in({cache}), config());
+        CHECK(d.allowed);
+        CHECK(d.patch == R"([{"op":"remove","path":"/spec/volumes/0"},{"op":"add","path":"/spec/volumes/-","value":)" + kVolume +
+                             R"(},{"op":"remove","path":"/spec/containers/0/volumeMounts/0"},{"op":"add","path":"/spec/containers/0/volumeMounts/-","value":)" + kMount +
+                             "}]");
+    }
+}
+
+TEST_CASE("which operations are rendered", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers = {container("c")};
+    CHECK_FALSE(render_model_delivery(request(Operation::create), opted_in({s}), config()).patch.empty());
+    CHECK(render_model_delivery(request(Operation::update), opted_in({s}), config()).patch.empty());
+    CHECK(render_model_delivery(request(Operation::remove), opted_in({s}), config()).patch.empty());
+    CHECK_FALSE(render_model_delivery(request(Operation::update, "Deployment"), opted_in({s}, false), config()).patch.empty());
+    AdmissionRequest scale = request(Operation::update, "Deployment");
+    scale.sub_resource = "scale";
+    CHECK(render_model_delivery(scale, opted_in({s}, false), config()).patch.empty());
+}
+
+TEST_CASE("an opt-in label without the image annotation mounts nothing and says so", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers = {container("c")};
+    WorkloadView w = opted_in({s});
+    w.has_model_image = false;
+    const Decision d = render_model_delivery(request(), w, config());
+    CHECK(d.allowed);
+    CHECK(d.patch.empty());
+    REQUIRE(d.warnings.size() == 1);
+    CHECK_THAT(d.warnings[0], Catch::Contains("annotation gpustack.ai/model-image is missing or empty"));
+}
+
+TEST_CASE("a tag beside the digest in the annotation is warned about", "[policy_pod]") {
+    PodSpecView s = spec_at();
+    s.containers = {container("c")};
+    const std::string ref = "registry.example.com/team/qwen:v1@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    const Decision d = render_model_delivery(request(), opted_in({s}, true, ref), config());
+    CHECK(d.allowed);
+    REQUIRE(d.warnings.size() == 1);
+    CHECK(d.warnings[0] == "metadata.annotations[gpustack.ai/model-image]: tag \"v1\" is ignored; the digest sha256:9372c470eead... is what is pulled");
+}
