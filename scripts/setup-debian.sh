@@ -4,9 +4,10 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build     # toolchain
   rapidjson-dev             # AdmissionReview codec
+  libyaml-cpp-dev           # YAML manifests and Node files
   libcxxopts-dev            # command line
   catch2                    # unit tests
-  python3                   # test helpers
+  python3 python3-jsonpatch python3-jsonschema   # patch conformance tests
 )
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi

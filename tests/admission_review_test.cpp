@@ -1,6 +1,7 @@
 // The AdmissionReview codec: the wire shape of every answer, and a clear
 // answer for every request it cannot use.
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -253,4 +254,185 @@ TEST_CASE("dry-run requests are answered like any other", "[admission_review]") 
                                 R"("object":{"spec":{"source":{"image":{"reference":"qwen:v1"}}}}})"));
     CHECK(r.dry_run);
     CHECK(r.outcome == ReviewOutcome::denied);
+}
+
+namespace {
+
+const std::string kOptIn = R"("metadata":{"name":"qwen-0","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":")" + kPinned + R"("}})";
+
+std::string pod_review(const std::string& operation, const std::string& metadata, const std::string& spec) {
+    return envelope(R"({"uid":"p-1","kind":{"group":"","version":"v1","kind":"Pod"},"name":"qwen-0","namespace":"gpustack","operation":")" + operation +
+                    R"(","object":{"apiVersion":"v1","kind":"Pod",)" + metadata + R"(,"spec":)" + spec + "}}");
+}
+
+ReviewResult run_with_nodes(std::string body, Endpoint endpoint, const NodeSource* nodes) {
+    ReviewContext context;
+    context.endpoint = endpoint;
+    context.policy.apiserver = ApiserverVersion::from_text("v1.35.0");
+    context.nodes = nodes;
+    return review(body, context);
+}
+
+}  // namespace
+
+TEST_CASE("a mutation travels as a base64 JSON Patch", "[admission_review]") {
+    const auto r = run(pod_review("CREATE", kOptIn, R"({"containers":[{"name":"c","image":"i"}]})"), Endpoint::mutate);
+    CHECK(r.outcome == ReviewOutcome::allowed);
+    CHECK(r.patch == R"([{"op":"add","path":"/spec/volumes","value":[{"name":"gpustack-model","image":{"reference":")" + kPinned +
+                         R"("}}]},{"op":"add","path":"/spec/containers/0/volumeMounts","value":[{"name":"gpustack-model","mountPath":"/var/lib/gpustack/model","readOnly":true}]}])");
+    CHECK_THAT(r.body, Catch::StartsWith(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"p-1","allowed":true,"patch":")"));
+    CHECK_THAT(r.body, Catch::EndsWith(R"(","patchType":"JSONPatch"}})"));
+    CHECK_THAT(r.body, Catch::Contains(base64_encode(r.patch)));
+}
+
+TEST_CASE("no patch where nothing changes, on delete, or on validate", "[admission_review]") {
+    SECTION("not opted in") {
+        const auto r = run(pod_review("CREATE", R"("metadata":{"name":"x"})", R"({"containers":[{"name":"c"}]})"), Endpoint::mutate);
+        CHECK(r.outcome == ReviewOutcome::allowed);
+        CHECK(r.body.find("patch") == std::string::npos);
+    }
+    SECTION("delete") {
+        const auto r = run(envelope(R"({"uid":"p","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"DELETE","object":null,"oldObject":{"metadata":{}}})"),
+                           Endpoint::mutate);
+        CHECK(r.outcome == ReviewOutcome::allowed);
+        CHECK(r.body.find("patch") == std::string::npos);
+    }
+    SECTION("an opted-in Pod sent to validate") {
+        const auto r = run(pod_review("CREATE", kOptIn, R"({"containers":[{"name":"c"}]})"), Endpoint::validate);
+        CHECK(r.outcome == ReviewOutcome::allowed);
+        CHECK(r.body.find("patch") == std::string::npos);
+    }
+}
+
+TEST_CASE("pod specs of the wrong shape get a review-shaped 400 naming the field", "[admission_review]") {
+    struct Case {
+        const char* name;
+        std::string spec;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        {"containers as an object", R"({"containers":{"name":"c"}})", "request.object.spec.containers must be an array, not an object"},
+        {"a container as a string", R"({"containers":["c"]})", "request.object.spec.containers[0] must be an object, not a string"},
+        {"env as an object", R"({"containers":[{"name":"c","env":{"HF_TOKEN":"x"}}]})", "request.object.spec.containers[0].env must be an array"},
+        {"an env name as a number", R"({"containers":[{"name":"c","env":[{"name":5}]}]})", "request.object.spec.containers[0].env[0].name must be a string"},
+        {"volumeMounts as a string", R"({"initContainers":[{"name":"i","volumeMounts":"x"}]})", "request.object.spec.initContainers[0].volumeMounts must be an array"},
+        {"a mountPath as a list", R"({"containers":[{"name":"c","volumeMounts":[{"name":"v","mountPath":[]}]}]})", "volumeMounts[0].mountPath must be a string"},
+        {"args as a string", R"({"containers":[{"name":"c","args":"--revision x"}]})", "request.object.spec.containers[0].args must be an array"},
+        {"volumes as an object", R"({"volumes":{},"containers":[]})", "request.object.spec.volumes must be an array"},
+        {"an image volume as a string", R"({"volumes":[{"name":"v","image":"r.io/x"}]})", "request.object.spec.volumes[0].image must be an object"},
+        {"spec as a list", R"([])", "request.object/spec must be an object"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const auto r = run(pod_review("CREATE", kOptIn, c.spec), Endpoint::mutate);
+            CHECK(r.http_status == 200);
+            CHECK(r.outcome == ReviewOutcome::bad_request);
+            CHECK_THAT(r.error, Catch::Contains(c.says));
+        }
+    }
+    SECTION("the annotation as a number") {
+        const auto r = run(pod_review("CREATE", R"("metadata":{"labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":5}})",
+                                      R"({"containers":[]})"),
+                           Endpoint::mutate);
+        CHECK(r.outcome == ReviewOutcome::bad_request);
+        CHECK_THAT(r.error, Catch::Contains("annotations[gpustack.ai/model-image] must be a string"));
+    }
+    SECTION("an object that does not opt in is not read") {
+        const auto r = run(pod_review("CREATE", R"("metadata":{"name":"x"})", R"({"containers":{"broken":true}})"), Endpoint::mutate);
+        CHECK(r.outcome == ReviewOutcome::allowed);
+    }
+}
+
+TEST_CASE("workload kinds are rendered at their templates", "[admission_review]") {
+    const std::string deployment = envelope(
+        R"({"uid":"d-1","kind":{"group":"apps","version":"v1","kind":"Deployment"},"operation":"UPDATE","object":{"apiVersion":"apps/v1","kind":"Deployment",)" + kOptIn +
+        R"(,"spec":{"template":{"metadata":{},"spec":{"volumes":[],"containers":[{"name":"c","volumeMounts":[]}]}}}},"oldObject":{}})");
+    const auto r = run(deployment, Endpoint::mutate);
+    CHECK(r.outcome == ReviewOutcome::allowed);
+    CHECK_THAT(r.patch, Catch::Contains(R"({"op":"add","path":"/spec/template/spec/volumes/-")"));
+    CHECK_THAT(r.patch, Catch::Contains(R"({"op":"add","path":"/spec/template/spec/containers/0/volumeMounts/-")"));
+}
+
+TEST_CASE("the node check reads the Pod's pinning and image volumes", "[admission_review]") {
+    StaticNodeSource nodes("--nodes nodes.yaml");
+    nodes.add("gpu-old", {"v1.34.0", "containerd://2.0.0"});
+    nodes.add("gpu-new", {"v1.35.0", "containerd://2.1.1"});
+    const std::string volumes = R"("volumes":[{"name":"gpustack-model","image":{"reference":")" + kPinned + R"("}}],"containers":[{"name":"c"}])";
+    struct Case {
+        const char* name;
+        std::string spec;
+        ReviewOutcome outcome;
+        std::string rules;
+    };
+    const std::vector<Case> cases = {
+        {"nodeName on an old node", "{" + volumes + R"(,"nodeName":"gpu-old"})", ReviewOutcome::denied, "node-floor"},
+        {"nodeName on a new node", "{" + volumes + R"(,"nodeName":"gpu-new"})", ReviewOutcome::allowed, ""},
+        {"nodeSelector on hostname", "{" + volumes + R"(,"nodeSelector":{"kubernetes.io/hostname":"gpu-old","pool":"a"}})", ReviewOutcome::denied, "node-floor"},
+        {"required affinity on hostname",
+         "{" + volumes +
+             R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["gpu-old"]}]}]}}}})",
+         ReviewOutcome::denied, "node-floor"},
+        {"DaemonSet-style matchFields",
+         "{" + volumes +
+             R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["gpu-gone"]}]}]}}}})",
+         ReviewOutcome::denied, "node-not-found"},
+        {"NotIn does not pin",
+         "{" + volumes +
+             R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"NotIn","values":["gpu-old"]}]}]}}}})",
+         ReviewOutcome::allowed, ""},
+        {"preferred affinity does not pin",
+         "{" + volumes +
+             R"(,"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["gpu-old"]}]}}]}}})",
+         ReviewOutcome::allowed, ""},
+        {"no image volume", R"({"containers":[{"name":"c"}],"nodeName":"gpu-old"})", ReviewOutcome::allowed, ""},
+        {"unpinned", "{" + volumes + "}", ReviewOutcome::allowed, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const auto r = run_with_nodes(pod_review("CREATE", R"("metadata":{"name":"qwen-0"})", c.spec), Endpoint::validate, &nodes);
+            INFO(r.body);
+            CHECK(r.outcome == c.outcome);
+            CHECK(r.rules == c.rules);
+            if (c.outcome == ReviewOutcome::denied) {
+                CHECK_THAT(r.body, Catch::Contains(R"("reason":"Forbidden","code":403})"));
+                CHECK(r.body.find("patch") == std::string::npos);
+            }
+        }
+    }
+}
+
+TEST_CASE("Nodes are read from Node objects, Lists and arrays", "[admission_review]") {
+    struct Case {
+        const char* name;
+        std::string json;
+        std::size_t count;
+        std::string error;
+    };
+    const std::string node_a = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"a"},"status":{"nodeInfo":{"kubeletVersion":"v1.35.0","containerRuntimeVersion":"containerd://2.1.0"}}})";
+    const std::string node_b = R"({"kind":"Node","metadata":{"name":"b"}})";
+    const std::vector<Case> cases = {
+        {"one Node", node_a, 1, ""},
+        {"a List", R"({"apiVersion":"v1","kind":"List","items":[)" + node_a + "," + node_b + "]}", 2, ""},
+        {"a NodeList", R"({"kind":"NodeList","items":[)" + node_a + "]}", 1, ""},
+        {"an array", "[" + node_a + "," + node_b + "]", 2, ""},
+        {"other kinds are passed over", R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"}},)" + node_b + "]}", 1, ""},
+        {"a Node without a name", R"({"kind":"Node","metadata":{}})", 0, "a Node without metadata.name"},
+        {"not JSON", "{", 0, "not valid JSON"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            StaticNodeSource nodes("test");
+            std::string json = c.json;
+            const std::string error = add_nodes_from_json(json, nodes);
+            CHECK(nodes.size() == c.count);
+            if (c.error.empty()) CHECK(error.empty());
+            else CHECK_THAT(error, Catch::Contains(c.error));
+        }
+    }
+    StaticNodeSource nodes("test");
+    std::string json = node_a;
+    REQUIRE(add_nodes_from_json(json, nodes).empty());
+    const NodeLookup a = nodes.lookup("a");
+    CHECK(a.info.kubelet_version == "v1.35.0");
+    CHECK(a.info.container_runtime_version == "containerd://2.1.0");
 }

@@ -55,3 +55,13 @@ TEST_CASE("lists are joined with a separator", "[text]") {
     CHECK(miw::join(items, 2, ", ") == "huggingFace, image");
     CHECK(miw::join(items, 0, ", ").empty());
 }
+
+TEST_CASE("base64 as RFC 4648 writes it", "[text]") {
+    const std::pair<std::string, std::string> cases[] = {
+        {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+        {std::string("\xff\xfe\0", 3), "//4A"},
+    };
+    for (const auto& [in, out] : cases) {
+        DYNAMIC_SECTION("\"" << out << "\"") { CHECK(miw::base64_encode(in) == out); }
+    }
+}
