@@ -143,7 +143,7 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
         CHECK(d.rule_annotation() == "node-floor");
         CHECK(d.message ==
               "Pod \"qwen-0\" mounts an image volume and is pinned to node \"gpu-old\" (kubelet \"v1.34.3\", runtime \"containerd://2.0.5\"), which cannot run "
-              "it: its kubelet v1.34.3 is older than 1.35; its containerd 2.0.5 is older than 2.1. image volumes need kubelet 1.35 or newer and containerd 2.1 or "
+              "it: its kubelet v1.34.3 is older than 1.35; its containerd 2.0.5 is older than 2.1; image volumes need kubelet 1.35 or newer and containerd 2.1 or "
               "newer: pin the Pod to a node that meets both, or upgrade the node");
     }
     SECTION("a node that does not exist") {

@@ -92,7 +92,7 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
     }
     const std::string problem = node_floor_problem(found.info);
     if (problem.empty()) return allow();
-    return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + ". " + floors +
+    return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + "; " + floors +
                          ": pin the Pod to a node that meets both, or upgrade the node",
                      "node-floor");
 }

@@ -4,7 +4,8 @@
 #   golden_reviews.sh BINARY DIR            check
 #   golden_reviews.sh BINARY DIR --update   rewrite the expected answers (review the diff!)
 set -u
-bin=$1 dir=$2 mode=${3:-check}
+bin=$(realpath "$1") dir=$(realpath "$2") mode=${3:-check}
+cd "$dir" || exit 1  # flags name files relative to the examples
 failures=0 passed=0
 declare -A listed=()
 while IFS=$'\t' read -r name want flags; do

@@ -4,11 +4,15 @@
 object the delivery rules describe, valid under the Kubernetes 1.35 OpenAPI
 schemas (python3-jsonschema), and a second pass over it must change nothing.
 
-  patch_conformance.py BINARY FIXTURES_DIR
+  patch_conformance.py BINARY FIXTURES_DIR [EXAMPLES_DIR]
+
+With EXAMPLES_DIR, the opted-in objects of its mutate examples are cases too.
 """
 import base64
 import copy
+import glob
 import json
+import os
 import re
 import subprocess
 import sys
@@ -354,6 +358,19 @@ fixture["metadata"]["labels"]["gpustack.ai/model-delivery"] = "image"
 fixture["metadata"]["annotations"]["gpustack.ai/model-image"] = REF
 fixture["metadata"]["annotations"].pop("gpustack.ai/model-containers", None)
 case("the kubernetes/api Pod fixture, opted in", "Pod", fixture)
+
+if len(sys.argv) > 3:
+    for path in sorted(glob.glob(os.path.join(sys.argv[3], "*.json"))):
+        if path.endswith(".response.json"):
+            continue
+        with open(path) as f:
+            request = json.load(f).get("request", {})
+        obj, kind = request.get("object"), request.get("kind", {}).get("kind")
+        labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+        ref = ((obj or {}).get("metadata") or {}).get("annotations", {}).get("gpustack.ai/model-image", "")
+        if kind in POD_SPEC_PATHS and labels.get("gpustack.ai/model-delivery") == "image" and "@sha256:" in ref and "two-weight" not in path:
+            changes = normalized(expected_object(kind, obj)) != normalized(obj)
+            case("example %s" % os.path.basename(path), kind, obj, expect_patch=changes)
 
 passed = failed = 0
 for name, kind, obj, expect_patch, warnings in CASES:
