@@ -59,4 +59,8 @@ ReviewResult review(std::string& body, const ReviewContext& context);
 // an error message, empty on success. json is parsed in place.
 std::string add_nodes_from_json(std::string& json, StaticNodeSource& out);
 
+// gitVersion of a GET /version answer; empty when there is none. json is
+// parsed in place.
+std::string read_git_version(std::string& json);
+
 }  // namespace miw

@@ -4,5 +4,6 @@
 namespace miw::cli {
 
 int run_review(int argc, char** argv);
+int run_serve(int argc, char** argv);
 
 }  // namespace miw::cli

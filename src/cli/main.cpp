@@ -12,6 +12,7 @@ namespace {
 void print_usage(std::ostream& out) {
     out << "Usage: model-image-webhook COMMAND [OPTIONS]\n\n"
            "Commands:\n"
+           "  serve             serve the webhook over HTTPS\n"
            "  review [FILE|-]   answer one AdmissionReview as the server would\n"
            "  version           print the version\n\n"
            "Run 'model-image-webhook COMMAND --help' for a command's options.\n";
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     }
     const char* command = argv[1];
     if (std::strcmp(command, "review") == 0) return miw::cli::run_review(argc - 1, argv + 1);
+    if (std::strcmp(command, "serve") == 0) return miw::cli::run_serve(argc - 1, argv + 1);
     if (std::strcmp(command, "version") == 0 || std::strcmp(command, "--version") == 0) {
         std::cout << "model-image-webhook " << MIW_VERSION << "\n";
         return 0;

@@ -2,9 +2,9 @@
 
 namespace miw::cli {
 
-void add_policy_options(cxxopts::Options& options) {
+void add_policy_options(cxxopts::Options& options, const std::string& default_kube_version) {
     options.add_options()
-        ("kube-version", "apiserver version the decisions assume, e.g. v1.35.0", cxxopts::value<std::string>()->default_value(kDefaultOfflineKubeVersion))
+        ("kube-version", "apiserver version the decisions assume, e.g. v1.35.0", cxxopts::value<std::string>()->default_value(default_kube_version))
         ("digest-algorithms", "digest algorithms a pinned reference may use: sha256, sha512 or both, comma-separated",
          cxxopts::value<std::string>()->default_value("sha256"));
 }

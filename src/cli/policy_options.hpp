@@ -13,7 +13,7 @@ namespace miw::cli {
 // The version offline commands assume when none is given: the floor.
 inline constexpr const char* kDefaultOfflineKubeVersion = "v1.35.0";
 
-void add_policy_options(cxxopts::Options& options);
+void add_policy_options(cxxopts::Options& options, const std::string& default_kube_version = kDefaultOfflineKubeVersion);
 
 // The PolicyConfig the options describe, or nullopt with error set to a
 // one-line usage message.

@@ -665,6 +665,13 @@ std::string add_nodes_from_json(std::string& json, StaticNodeSource& out) {
     return {};
 }
 
+std::string read_git_version(std::string& json) {
+    Document doc;
+    if (!parse_document(json, doc).empty()) return {};
+    const Value* version = member(&doc, "gitVersion");
+    return version != nullptr && version->IsString() ? std::string(view(*version)) : std::string();
+}
+
 ReviewResult review(std::string& body, const ReviewContext& context) {
     std::string uid;
     std::string api_version;

@@ -1,0 +1,214 @@
+#include "kube_client.hpp"
+
+#include "model_image_webhook/admission_review.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <openssl/ssl.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace miw::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr std::size_t kMaxResponseBytes = 16u << 20;  // a Node with a long image list is large
+
+std::string read_small_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
+    return out;
+}
+
+bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// One GET, driven on a private io_context until it completes or the
+// deadline passes; the io_context going out of scope cancels what is left.
+class Exchange {
+public:
+    Exchange(const KubeApiConfig& config, const std::string& path, std::string token)
+        : config_(config), tls_(ssl::context::tls_client), resolver_(io_), stream_(io_, tls_) {
+        request_.version(11);
+        request_.method(http::verb::get);
+        request_.target(path);
+        request_.set(http::field::host, config.host);
+        request_.set(http::field::accept, "application/json");
+        request_.set(http::field::user_agent, "model-image-webhook");
+        if (!token.empty()) request_.set(http::field::authorization, "Bearer " + token);
+        parser_.body_limit(kMaxResponseBytes);
+    }
+
+    KubeClient::Response run(std::chrono::steady_clock::time_point deadline) {
+        boost::system::error_code ec;
+        tls_.set_verify_mode(ssl::verify_peer, ec);
+        if (!config_.ca_file.empty()) tls_.load_verify_file(config_.ca_file, ec);
+        if (ec) return fail("cannot load the API CA " + config_.ca_file + ": " + ec.message());
+        net::ip::make_address(config_.host, ec);
+        if (ec) SSL_set_tlsext_host_name(stream_.native_handle(), config_.host.c_str());
+        stream_.set_verify_callback(ssl::host_name_verification(config_.host));
+        resolver_.async_resolve(config_.host, config_.port, [this](boost::system::error_code e, tcp::resolver::results_type results) {
+            if (e) return done("cannot resolve " + config_.host + ": " + e.message());
+            beast::get_lowest_layer(stream_).async_connect(results, [this](boost::system::error_code e2, const tcp::endpoint&) {
+                if (e2) return done("cannot connect: " + e2.message());
+                stream_.async_handshake(ssl::stream_base::client, [this](boost::system::error_code e3) {
+                    if (e3) return done("TLS handshake failed: " + e3.message());
+                    http::async_write(stream_, request_, [this](boost::system::error_code e4, std::size_t) {
+                        if (e4) return done("cannot send the request: " + e4.message());
+                        http::async_read(stream_, buffer_, parser_, [this](boost::system::error_code e5, std::size_t) {
+                            if (e5) return done("cannot read the answer: " + e5.message());
+                            response_.status = static_cast<int>(parser_.get().result_int());
+                            response_.body = std::move(parser_.get().body());
+                            done({});
+                        });
+                    });
+                });
+            });
+        });
+        io_.run_until(deadline);
+        if (!finished_) return fail("no answer within the deadline");
+        return response_;
+    }
+
+private:
+    void done(std::string error) {
+        finished_ = true;
+        response_.error = std::move(error);
+        io_.stop();
+    }
+    KubeClient::Response fail(std::string error) {
+        KubeClient::Response r;
+        r.error = std::move(error);
+        return r;
+    }
+
+    const KubeApiConfig& config_;
+    net::io_context io_;
+    ssl::context tls_;
+    tcp::resolver resolver_;
+    beast::ssl_stream<beast::tcp_stream> stream_;
+    http::request<http::empty_body> request_;
+    beast::flat_buffer buffer_;
+    http::response_parser<http::string_body> parser_;
+    KubeClient::Response response_;
+    bool finished_ = false;
+};
+
+// A DNS-1123 subdomain, as Node names are: anything else cannot name a Node
+// and must not reach the request path.
+bool valid_node_name(std::string_view name) {
+    if (name.empty() || name.size() > 253) return false;
+    for (char c : name) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::optional<KubeApiConfig> in_cluster_config() {
+    const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+    const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+    if (host == nullptr || *host == '\0') return std::nullopt;
+    KubeApiConfig config;
+    config.host = host;
+    if (port != nullptr && *port != '\0') config.port = port;
+    config.token_file = std::string(kServiceAccountDir) + "/token";
+    config.ca_file = std::string(kServiceAccountDir) + "/ca.crt";
+    if (!file_exists(config.ca_file)) config.ca_file.clear();
+    return config;
+}
+
+bool parse_api_url(const std::string& url, KubeApiConfig& out) {
+    constexpr std::string_view scheme = "https://";
+    if (url.rfind(scheme, 0) != 0) return false;
+    std::string rest = url.substr(scheme.size());
+    while (!rest.empty() && rest.back() == '/') rest.pop_back();
+    if (rest.empty() || rest.find('/') != std::string::npos) return false;
+    const std::size_t colon = rest.rfind(':');
+    if (colon != std::string::npos && rest.find(']', colon) == std::string::npos) {
+        out.host = rest.substr(0, colon);
+        out.port = rest.substr(colon + 1);
+    } else {
+        out.host = rest;
+        out.port = "443";
+    }
+    if (out.host.size() >= 2 && out.host.front() == '[') out.host = out.host.substr(1, out.host.size() - 2);
+    return !out.host.empty() && !out.port.empty() && out.port.find_first_not_of("0123456789") == std::string::npos;
+}
+
+KubeClient::KubeClient(KubeApiConfig config) : config_(std::move(config)) {}
+KubeClient::~KubeClient() = default;
+
+KubeClient::Response KubeClient::get(const std::string& path, std::chrono::steady_clock::time_point deadline) const {
+    // The projected token rotates: read it for every call.
+    Exchange exchange(config_, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
+    return exchange.run(deadline);
+}
+
+std::string fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout, std::string& error) {
+    KubeClient::Response r = client.get("/version", std::chrono::steady_clock::now() + timeout);
+    if (!r.error.empty()) {
+        error = r.error;
+        return {};
+    }
+    if (r.status != 200) {
+        error = "GET /version answered " + std::to_string(r.status);
+        return {};
+    }
+    std::string version = read_git_version(r.body);
+    if (version.empty()) error = "GET /version gave no gitVersion";
+    return version;
+}
+
+NodeLookup ApiNodeSource::lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const {
+    if (!valid_node_name(name)) return NodeLookup{};  // no Node can have that name
+    const auto now = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = cache_.find(name);
+        if (it != cache_.end() && it->second.expires > now) return it->second.lookup;
+    }
+    NodeLookup out;
+    KubeClient::Response r = client_.get("/api/v1/nodes/" + std::string(name), deadline);
+    if (!r.error.empty()) {
+        out.status = NodeLookupStatus::unavailable;
+        out.detail = r.error;
+        return out;
+    }
+    if (r.status == 404) {
+        out.status = NodeLookupStatus::not_found;
+    } else if (r.status != 200) {
+        out.status = NodeLookupStatus::unavailable;
+        out.detail = "GET /api/v1/nodes/" + std::string(name) + " answered " + std::to_string(r.status);
+        return out;
+    } else {
+        StaticNodeSource one("the Kubernetes API");
+        if (std::string problem = add_nodes_from_json(r.body, one); !problem.empty()) {
+            out.status = NodeLookupStatus::unavailable;
+            out.detail = "the Node could not be read: " + problem;
+            return out;
+        }
+        out = one.lookup(name);
+    }
+    std::lock_guard lock(mutex_);
+    if (cache_.size() > 10000) cache_.clear();  // bounded, whatever names requests bring
+    cache_[std::string(name)] = Cached{out, now + ttl_};
+    return out;
+}
+
+}  // namespace miw::server

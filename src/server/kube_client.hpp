@@ -1,0 +1,76 @@
+// A small client of the Kubernetes API: GET /version and GET Nodes, over TLS
+// with the service account's token and CA, every call bounded by a deadline.
+#pragma once
+
+#include "server_state.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace miw::server {
+
+struct KubeApiConfig {
+    std::string host;  // name or IP address
+    std::string port = "443";
+    std::string token_file;  // empty: no Authorization header
+    std::string ca_file;  // the CA that signs the apiserver's certificate
+};
+
+inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// From KUBERNETES_SERVICE_HOST and _PORT and the service account files;
+// nullopt when not running in a cluster.
+std::optional<KubeApiConfig> in_cluster_config();
+
+// "https://host:port" into host and port; false when it is not such a URL.
+bool parse_api_url(const std::string& url, KubeApiConfig& out);
+
+class KubeClient {
+public:
+    struct Response {
+        int status = 0;  // 0 when no answer came
+        std::string body;
+        std::string error;  // why no answer came
+    };
+
+    explicit KubeClient(KubeApiConfig config);
+    ~KubeClient();
+
+    Response get(const std::string& path, std::chrono::steady_clock::time_point deadline) const;
+    std::string describe() const { return "https://" + config_.host + ":" + config_.port; }
+
+private:
+    KubeApiConfig config_;
+};
+
+// The apiserver's gitVersion from GET /version; empty with error set when
+// it could not be read.
+std::string fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout, std::string& error);
+
+// Nodes from the Kubernetes API, each kept for a short while.
+class ApiNodeSource : public DeadlineNodeSource {
+public:
+    ApiNodeSource(const KubeClient& client, std::chrono::milliseconds ttl, std::chrono::milliseconds timeout)
+        : client_(client), ttl_(ttl), timeout_(timeout) {}
+
+    NodeLookup lookup(std::string_view name) const override { return lookup_until(name, std::chrono::steady_clock::now() + timeout_); }
+    NodeLookup lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const override;
+    std::string origin() const override { return "the Kubernetes API"; }
+
+private:
+    struct Cached {
+        NodeLookup lookup;
+        std::chrono::steady_clock::time_point expires;
+    };
+    const KubeClient& client_;
+    std::chrono::milliseconds ttl_;
+    std::chrono::milliseconds timeout_;
+    mutable std::mutex mutex_;
+    mutable std::map<std::string, Cached, std::less<>> cache_;
+};
+
+}  // namespace miw::server

@@ -1,0 +1,81 @@
+#include "listener.hpp"
+
+#include "log.hpp"
+
+#include <boost/asio/ip/v6_only.hpp>
+#include <boost/asio/strand.hpp>
+
+namespace miw::server {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+bool parse_listen_address(const std::string& text, tcp::endpoint& out, std::string& error) {
+    const std::size_t colon = text.rfind(':');
+    if (colon == std::string::npos) {
+        error = "\"" + text + "\" is not HOST:PORT";
+        return false;
+    }
+    std::string host = text.substr(0, colon);
+    const std::string port = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (host.empty()) host = "0.0.0.0";
+    unsigned long port_number = 0;
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos || (port_number = std::stoul(port)) > 65535) {
+        error = "\"" + text + "\" has no valid port";
+        return false;
+    }
+    boost::system::error_code ec;
+    const auto address = net::ip::make_address(host, ec);
+    if (ec) {
+        error = "\"" + host + "\" is not an IP address";
+        return false;
+    }
+    out = tcp::endpoint(address, static_cast<unsigned short>(port_number));
+    return true;
+}
+
+Listener::Listener(net::io_context& io, const tcp::endpoint& endpoint, ServerContext& context, Port port, const TlsContextProvider* tls)
+    : io_(io), acceptor_(net::make_strand(io)), retry_(io), context_(context), port_(port), tls_(tls) {
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(net::socket_base::reuse_address(true));
+    if (endpoint.address().is_v6()) acceptor_.set_option(net::ip::v6_only(false));
+    acceptor_.bind(endpoint);
+    acceptor_.listen(net::socket_base::max_listen_connections);
+}
+
+void Listener::run() { accept(); }
+
+void Listener::stop() {
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+        boost::system::error_code ignored;
+        self->acceptor_.close(ignored);
+        self->retry_.cancel();
+    });
+}
+
+void Listener::accept() {
+    acceptor_.async_accept(net::make_strand(io_), [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
+        if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
+        if (ec) {
+            // Out of file descriptors or the like: back off instead of spinning.
+            Log::instance().error("accept failed", {{"reason", ec.message()}});
+            self->retry_.expires_after(std::chrono::milliseconds(100));
+            self->retry_.async_wait([self](boost::system::error_code wait_ec) {
+                if (!wait_ec) self->accept();
+            });
+            return;
+        }
+        if (static_cast<std::size_t>(self->context_.state.metrics.open_connections()) >= self->context_.limits.max_connections) {
+            self->context_.state.metrics.connection_rejected();
+            boost::system::error_code ignored;
+            socket.close(ignored);
+        } else {
+            socket.set_option(tcp::no_delay(true), ec);
+            start_session(std::move(socket), self->tls_ ? self->tls_->current() : nullptr, self->context_, self->port_);
+        }
+        self->accept();
+    });
+}
+
+}  // namespace miw::server

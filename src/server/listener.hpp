@@ -1,0 +1,41 @@
+// Accepts connections on one address and hands each to a session, up to
+// --max-connections open at once.
+#pragma once
+
+#include "session.hpp"
+#include "tls.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <memory>
+#include <string>
+
+namespace miw::server {
+
+class Listener : public std::enable_shared_from_this<Listener> {
+public:
+    // tls null: plain HTTP. Throws at start-up when the address cannot be bound.
+    Listener(boost::asio::io_context& io, const boost::asio::ip::tcp::endpoint& endpoint, ServerContext& context, Port port, const TlsContextProvider* tls);
+
+    void run();
+    void stop();  // closes the listening socket; open connections go on
+    boost::asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+
+private:
+    void accept();
+
+    boost::asio::io_context& io_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::steady_timer retry_;
+    ServerContext& context_;
+    Port port_;
+    const TlsContextProvider* tls_;
+};
+
+// "0.0.0.0:8443", "127.0.0.1:0", "[::1]:8443", ":8443"; false with error set
+// when it cannot be read.
+bool parse_listen_address(const std::string& text, boost::asio::ip::tcp::endpoint& out, std::string& error);
+
+}  // namespace miw::server

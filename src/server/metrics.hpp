@@ -1,0 +1,66 @@
+// Prometheus metrics of the server, rendered in the text exposition format.
+// Counters are atomics or mutex-guarded maps: the hot path takes one short lock.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+namespace miw::server {
+
+class Metrics {
+public:
+    // One answered admission request.
+    void observe_review(std::string_view endpoint, std::string_view kind, std::string_view operation, std::string_view verdict, double seconds);
+    // Any other HTTP answer (health, metrics, errors), by status code.
+    void observe_http(int status);
+
+    void request_started() { in_flight_.fetch_add(1, std::memory_order_relaxed); }
+    void request_finished() { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
+    void connection_opened() { open_connections_.fetch_add(1, std::memory_order_relaxed); }
+    void connection_closed() { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
+    void connection_rejected() { rejected_connections_.fetch_add(1, std::memory_order_relaxed); }
+    void handshake_failed() { handshake_failures_.fetch_add(1, std::memory_order_relaxed); }
+    void certificate_reloaded(std::int64_t not_after_unix);
+    void certificate_reload_failed() { reload_errors_.fetch_add(1, std::memory_order_relaxed); }
+    void set_apiserver_version(std::string version);
+    void node_lookup(std::string_view result);
+
+    std::int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
+
+    std::string render() const;
+
+private:
+    static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+    struct Histogram {
+        std::array<std::uint64_t, kBuckets.size()> buckets{};
+        std::uint64_t count = 0;
+        double sum = 0;
+    };
+
+    mutable std::mutex mutex_;
+    std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> reviews_;
+    std::map<std::string, Histogram> latency_;
+    std::map<int, std::uint64_t> http_;
+    std::map<std::string, std::uint64_t> node_lookups_;
+    std::string apiserver_version_;
+
+    std::atomic<std::int64_t> in_flight_{0};
+    std::atomic<std::int64_t> open_connections_{0};
+    std::atomic<std::uint64_t> rejected_connections_{0};
+    std::atomic<std::uint64_t> handshake_failures_{0};
+    std::atomic<std::uint64_t> reloads_{0};
+    std::atomic<std::uint64_t> reload_errors_{0};
+    std::atomic<std::int64_t> not_after_{0};
+};
+
+// The kind as a metric label: a known kind, or "other", so that requests
+// cannot grow the label set without bound.
+std::string_view kind_label(std::string_view kind);
+
+}  // namespace miw::server

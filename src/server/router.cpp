@@ -1,0 +1,142 @@
+#include "router.hpp"
+
+#include "log.hpp"
+
+#include "model_image_webhook/admission_review.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace miw::server {
+
+namespace {
+
+// The Node source of one request: the API client, bounded by the request's deadline.
+class RequestNodes : public NodeSource {
+public:
+    RequestNodes(const DeadlineNodeSource& api, std::chrono::steady_clock::time_point deadline, Metrics& metrics)
+        : api_(api), deadline_(deadline), metrics_(metrics) {}
+
+    NodeLookup lookup(std::string_view name) const override {
+        NodeLookup found = api_.lookup_until(name, deadline_);
+        metrics_.node_lookup(found.status == NodeLookupStatus::found ? "found" : found.status == NodeLookupStatus::not_found ? "not-found" : "unavailable");
+        return found;
+    }
+    std::string origin() const override { return api_.origin(); }
+
+private:
+    const DeadlineNodeSource& api_;
+    std::chrono::steady_clock::time_point deadline_;
+    Metrics& metrics_;
+};
+
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+bool is_json(std::string_view content_type) {
+    std::string_view media = content_type.substr(0, content_type.find(';'));
+    while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+    std::string lower(media);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower == "application/json";
+}
+
+HttpAnswer plain(int status, std::string body, std::string allow = {}) {
+    HttpAnswer a;
+    a.status = status;
+    a.body = std::move(body);
+    a.allow = std::move(allow);
+    return a;
+}
+
+HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target, std::string& body) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto policy = state.policy.get();
+    ReviewContext context{endpoint, *policy, nullptr};
+    // Leave a tenth of the apiserver's timeout for the answer to travel back.
+    auto budget = state.node_lookup_timeout;
+    if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);
+    std::optional<RequestNodes> nodes;
+    if (state.nodes != nullptr) {
+        nodes.emplace(*state.nodes, start + budget, state.metrics);
+        context.nodes = &*nodes;
+    }
+    ReviewResult result = review(body, context);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string_view verdict = to_string(result.outcome);
+    state.metrics.observe_review(to_string(endpoint), result.kind, result.operation, verdict, seconds);
+    Log::instance().info("admission", {{"uid", result.uid},
+                                       {"endpoint", to_string(endpoint)},
+                                       {"kind", result.kind},
+                                       {"namespace", result.namespace_name},
+                                       {"name", result.name},
+                                       {"operation", result.operation},
+                                       {"dryRun", result.dry_run},
+                                       {"verdict", verdict},
+                                       {"rule", result.rules},
+                                       {"patched", !result.patch.empty()},
+                                       {"latencyMs", seconds * 1000.0}});
+    HttpAnswer a;
+    a.status = result.http_status;
+    a.content_type = result.content_type;
+    a.body = std::move(result.body);
+    return a;
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view value) {
+    long long n = 0;
+    std::size_t i = 0;
+    for (; i < value.size() && i < 9 && std::isdigit(static_cast<unsigned char>(value[i])); ++i) n = n * 10 + (value[i] - '0');
+    if (i == 0) return std::nullopt;
+    const std::string_view unit = value.substr(i);
+    if (unit == "ms") return std::chrono::milliseconds(n);
+    if (unit == "s") return std::chrono::seconds(n);
+    if (unit == "m") return std::chrono::minutes(n);
+    if (unit == "h") return std::chrono::hours(n);
+    return std::nullopt;
+}
+
+std::optional<std::chrono::milliseconds> request_timeout(std::string_view target) {
+    const std::size_t query = target.find('?');
+    if (query == std::string_view::npos) return std::nullopt;
+    std::string_view rest = target.substr(query + 1);
+    while (!rest.empty()) {
+        const std::size_t amp = rest.find('&');
+        const std::string_view pair = rest.substr(0, amp);
+        rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+        if (pair.substr(0, 8) == "timeout=") return parse_duration(pair.substr(8));
+    }
+    return std::nullopt;
+}
+
+HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body) {
+    const std::string_view path = path_of(target);
+    const bool get = method == "GET" || method == "HEAD";
+    HttpAnswer answer;
+    if (port == Port::admission && (path == "/validate" || path == "/mutate")) {
+        if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
+        else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
+        else return admit(state, path == "/mutate" ? Endpoint::mutate : Endpoint::validate, target, body);
+    } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
+        if (!get) {
+            answer = plain(405, "use GET\n", "GET, HEAD");
+        } else if (path == "/healthz") {
+            answer = plain(200, "ok\n");
+        } else if (path == "/readyz") {
+            if (state.ready()) answer = plain(200, "ok\n");
+            else if (state.draining) answer = plain(503, "shutting down\n");
+            else if (!state.certificate_loaded) answer = plain(503, "no serving certificate loaded\n");
+            else answer = plain(503, "the apiserver version is not known yet\n");
+        } else {
+            answer = plain(200, state.metrics.render());
+            answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        }
+    } else {
+        answer = plain(404, "not found: the webhook serves POST /validate and /mutate, and GET /healthz, /readyz and /metrics\n");
+    }
+    state.metrics.observe_http(answer.status);
+    return answer;
+}
+
+}  // namespace miw::server

@@ -1,0 +1,33 @@
+// Which answer an HTTP request gets: routing on the path (the query holds the
+// apiserver's ?timeout=), method and content-type checks, and the review
+// itself. No I/O: the session reads and writes.
+#pragma once
+
+#include "server_state.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace miw::server {
+
+struct HttpAnswer {
+    int status = 200;
+    std::string content_type = "text/plain; charset=utf-8";
+    std::string body;
+    std::string allow;  // the Allow header of a 405
+};
+
+enum class Port { admission, metrics_only };
+
+// body is parsed in place.
+HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body);
+
+// A duration as Go writes simple ones: "10s", "500ms", "5m", "1h".
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+// The ?timeout= the apiserver appends ("10s"), if any.
+std::optional<std::chrono::milliseconds> request_timeout(std::string_view target);
+
+}  // namespace miw::server

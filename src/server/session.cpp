@@ -1,0 +1,214 @@
+#include "session.hpp"
+
+#include "log.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <optional>
+#include <type_traits>
+
+namespace miw::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+void SessionRegistry::add(std::weak_ptr<SessionBase> session) {
+    std::lock_guard lock(mutex_);
+    if (++adds_since_sweep_ >= 256) {
+        sessions_.remove_if([](const auto& w) { return w.expired(); });
+        adds_since_sweep_ = 0;
+    }
+    sessions_.push_back(std::move(session));
+}
+
+void SessionRegistry::close_idle() {
+    std::lock_guard lock(mutex_);
+    for (const auto& w : sessions_) {
+        if (auto s = w.lock()) s->close_if_idle();
+    }
+}
+
+namespace {
+
+// Errors that end a connection without an answer: the peer went away, or
+// a deadline passed while nothing was being asked.
+bool is_quiet_close(const beast::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout || ec == net::error::operation_aborted ||
+           ec == net::error::connection_reset || ec == ssl::error::stream_truncated || ec == http::error::partial_message;
+}
+
+template <bool Tls>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Tls>> {
+    using Stream = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
+    enum class State { handshaking, waiting, reading, answering };
+
+public:
+    Session(tcp::socket&& socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port)
+        : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), context_(context), port_(port) {
+        context_.state.metrics.connection_opened();
+    }
+    ~Session() override { context_.state.metrics.connection_closed(); }
+
+    void start() {
+        net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->handshake(); });
+    }
+
+    void close_if_idle() override {
+        net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+            if (self->state_ == State::waiting) beast::get_lowest_layer(self->stream_).cancel();
+        });
+    }
+
+private:
+    static Stream make_stream(tcp::socket&& socket, ssl::context* tls) {
+        if constexpr (Tls) return Stream(std::move(socket), *tls);
+        else return Stream(std::move(socket));
+    }
+
+    beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+
+    void handshake() {
+        if constexpr (Tls) {
+            state_ = State::handshaking;
+            lowest().expires_after(context_.limits.handshake_timeout);
+            stream_.async_handshake(ssl::stream_base::server, beast::bind_front_handler(&Session::on_handshake, this->shared_from_this()));
+        } else {
+            wait_for_request();
+        }
+    }
+
+    void on_handshake(beast::error_code ec) {
+        if (ec) {
+            context_.state.metrics.handshake_failed();
+            return;  // the socket closes with the session
+        }
+        wait_for_request();
+    }
+
+    // Between requests a connection may idle for idle_timeout; once a request
+    // starts, all of it must arrive within read_timeout.
+    void wait_for_request() {
+        state_ = State::waiting;
+        if (buffer_.size() > 0) return read_header();  // a pipelined request is already here
+        lowest().expires_after(context_.limits.idle_timeout);
+        stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&Session::on_first_bytes, this->shared_from_this()));
+    }
+
+    void on_first_bytes(beast::error_code ec, std::size_t n) {
+        if (ec) return shutdown();
+        buffer_.commit(n);
+        read_header();
+    }
+
+    void read_header() {
+        state_ = State::reading;
+        parser_.emplace();
+        parser_->header_limit(static_cast<std::uint32_t>(context_.limits.max_header_bytes));
+        parser_->body_limit(context_.limits.max_body_bytes);
+        lowest().expires_after(context_.limits.read_timeout);
+        http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_header, this->shared_from_this()));
+    }
+
+    void on_header(beast::error_code ec, std::size_t) {
+        if (ec) return on_read_error(ec);
+        http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_body, this->shared_from_this()));
+    }
+
+    void on_body(beast::error_code ec, std::size_t) {
+        if (ec) return on_read_error(ec);
+        answer_request();
+    }
+
+    void on_read_error(beast::error_code ec) {
+        if (ec == http::error::body_limit) {
+            return answer_error(413, "the request body is larger than --max-body-bytes (" + std::to_string(context_.limits.max_body_bytes) + " bytes)\n");
+        }
+        if (ec == http::error::header_limit) return answer_error(431, "the request header is too large\n");
+        if (is_quiet_close(ec)) return shutdown();
+        answer_error(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
+    }
+
+    void answer_error(int status, std::string body) {
+        state_ = State::answering;
+        context_.state.metrics.observe_http(status);
+        HttpAnswer a;
+        a.status = status;
+        a.body = std::move(body);
+        write(std::move(a), false, false);
+    }
+
+    void answer_request() {
+        state_ = State::answering;
+        context_.state.metrics.request_started();
+        http::request<http::string_body> req = parser_->release();
+        const bool head = req.method() == http::verb::head;
+        const auto method = req.method_string();
+        const auto target = req.target();
+        const auto content_type = req[http::field::content_type];
+        HttpAnswer a = route(context_.state, port_, std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()),
+                             std::string_view(content_type.data(), content_type.size()), req.body());
+        context_.state.metrics.request_finished();
+        write(std::move(a), req.keep_alive() && !context_.state.draining, head);
+    }
+
+    void write(HttpAnswer a, bool keep_alive, bool head) {
+        response_ = {};
+        response_.version(11);
+        response_.result(static_cast<http::status>(a.status));
+        response_.set(http::field::content_type, a.content_type);
+        if (!a.allow.empty()) response_.set(http::field::allow, a.allow);
+        response_.keep_alive(keep_alive);
+        const std::size_t length = a.body.size();
+        if (!head) response_.body() = std::move(a.body);
+        response_.content_length(length);
+        lowest().expires_after(context_.limits.write_timeout);
+        http::async_write(stream_, response_, beast::bind_front_handler(&Session::on_write, this->shared_from_this(), keep_alive));
+    }
+
+    void on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+        if (ec) return;
+        if (!keep_alive) return shutdown();
+        wait_for_request();
+    }
+
+    void shutdown() {
+        if constexpr (Tls) {
+            lowest().expires_after(std::chrono::seconds(1));
+            stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->lowest().close(); });
+        } else {
+            beast::error_code ignored;
+            lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+        }
+    }
+
+    std::shared_ptr<ssl::context> tls_;  // before stream_: the stream refers to it
+    Stream stream_;
+    ServerContext& context_;
+    Port port_;
+    State state_ = State::handshaking;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    http::response<http::string_body> response_;
+};
+
+}  // namespace
+
+void start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port) {
+    if (tls) {
+        auto session = std::make_shared<Session<true>>(std::move(socket), std::move(tls), context, port);
+        context.registry.add(session);
+        session->start();
+    } else {
+        auto session = std::make_shared<Session<false>>(std::move(socket), nullptr, context, port);
+        context.registry.add(session);
+        session->start();
+    }
+}
+
+}  // namespace miw::server

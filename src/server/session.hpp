@@ -1,0 +1,56 @@
+// One client connection: TLS handshake (on the admission port), HTTP/1.1
+// requests read with limits and deadlines, answers written back, keep-alive.
+#pragma once
+
+#include "router.hpp"
+#include "server_state.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <list>
+#include <memory>
+#include <mutex>
+
+namespace miw::server {
+
+struct ServerLimits {
+    std::size_t max_body_bytes = 8u << 20;
+    std::size_t max_header_bytes = 16u << 10;
+    std::chrono::milliseconds handshake_timeout{10000};
+    std::chrono::milliseconds read_timeout{10000};  // from a request's first byte to its last
+    std::chrono::milliseconds write_timeout{10000};
+    std::chrono::milliseconds idle_timeout{120000};  // between requests on a kept-alive connection
+    std::size_t max_connections = 4096;
+};
+
+class SessionBase {
+public:
+    virtual ~SessionBase() = default;
+    // Closes the connection if it is waiting for a request (shutdown).
+    virtual void close_if_idle() = 0;
+};
+
+// The open sessions, so that shutdown can close the idle ones.
+class SessionRegistry {
+public:
+    void add(std::weak_ptr<SessionBase> session);
+    void close_idle();
+
+private:
+    std::mutex mutex_;
+    std::list<std::weak_ptr<SessionBase>> sessions_;
+    std::size_t adds_since_sweep_ = 0;
+};
+
+struct ServerContext {
+    ServerState& state;
+    ServerLimits limits;
+    SessionRegistry registry;
+};
+
+// tls null: a plain HTTP connection (the metrics port).
+void start_session(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::ssl::context> tls, ServerContext& context, Port port);
+
+}  // namespace miw::server
