@@ -3,11 +3,13 @@
 set -euo pipefail
 packages=(
   g++ cmake ninja-build     # toolchain
+  libboost-dev libssl-dev openssl   # HTTPS server (Boost.Beast, OpenSSL) and certificates
   rapidjson-dev             # AdmissionReview codec
   libyaml-cpp-dev           # YAML manifests and Node files
   libcxxopts-dev            # command line
   catch2                    # unit tests
-  python3 python3-jsonpatch python3-jsonschema   # patch conformance tests
+  python3 python3-jsonpatch python3-jsonschema   # patch conformance and server tests
+  curl                      # the README's example request
 )
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi

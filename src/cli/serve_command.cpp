@@ -11,6 +11,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <condition_variable>
 #include <cstdlib>
@@ -197,6 +198,10 @@ int run_serve(int argc, char** argv) {
     context.limits.write_timeout = durations["write-timeout"];
     context.limits.idle_timeout = durations["idle-timeout"];
 
+    // Reviews that may wait on Node lookups run here, off the I/O threads.
+    net::thread_pool blocking(8);
+    if (api_nodes) context.blocking = &blocking;
+
     unsigned threads = parsed["threads"].as<unsigned>();
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     net::io_context io(static_cast<int>(threads));
@@ -309,6 +314,7 @@ int run_serve(int argc, char** argv) {
     for (unsigned i = 1; i < threads; ++i) workers.emplace_back([&io] { io.run(); });
     io.run();
     for (auto& w : workers) w.join();
+    blocking.join();
     version_refresh.stop();
     Log::instance().flush();
     return 0;

@@ -146,15 +146,31 @@ private:
     void answer_request() {
         state_ = State::answering;
         context_.state.metrics.request_started();
-        http::request<http::string_body> req = parser_->release();
-        const bool head = req.method() == http::verb::head;
-        const auto method = req.method_string();
-        const auto target = req.target();
-        const auto content_type = req[http::field::content_type];
-        HttpAnswer a = route(context_.state, port_, std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()),
-                             std::string_view(content_type.data(), content_type.size()), req.body());
+        request_ = parser_->release();
+        const auto target = request_.target();
+        const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
+                              std::string_view(target.data(), target.size()).rfind("/validate", 0) == 0;
+        if (!may_wait) return write_answer(route_request());
+        net::post(*context_.blocking, [self = this->shared_from_this()] {
+            HttpAnswer a = self->route_request();
+            net::post(self->stream_.get_executor(), [self, a = std::move(a)]() mutable { self->write_answer(std::move(a)); });
+        });
+    }
+
+    HttpAnswer route_request() {
+        const auto method = request_.method_string();
+        const auto target = request_.target();
+        const auto content_type = request_[http::field::content_type];
+        return route(context_.state, port_, std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()),
+                     std::string_view(content_type.data(), content_type.size()), request_.body());
+    }
+
+    void write_answer(HttpAnswer a) {
         context_.state.metrics.request_finished();
-        write(std::move(a), req.keep_alive() && !context_.state.draining, head);
+        const bool keep_alive = request_.keep_alive() && !context_.state.draining;
+        const bool head = request_.method() == http::verb::head;
+        request_ = {};
+        write(std::move(a), keep_alive, head);
     }
 
     void write(HttpAnswer a, bool keep_alive, bool head) {
@@ -194,6 +210,7 @@ private:
     State state_ = State::handshaking;
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<http::string_body>> parser_;
+    http::request<http::string_body> request_;
     http::response<http::string_body> response_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include <chrono>
 #include <list>
@@ -48,6 +49,9 @@ struct ServerContext {
     ServerState& state;
     ServerLimits limits;
     SessionRegistry registry;
+    // Where reviews that may wait on the Kubernetes API run (a /validate
+    // with a Node source), so that a slow API never stalls the I/O threads.
+    boost::asio::thread_pool* blocking = nullptr;
 };
 
 // tls null: a plain HTTP connection (the metrics port).

@@ -88,6 +88,10 @@ bool TlsContextProvider::install(const Contents& c, std::string& error) {
         return false;
     }
     ctx->use_private_key(boost::asio::buffer(c.key), ssl::context::pem, ec);
+    if (ec && describe(ec).find("mismatch") != std::string::npos) {
+        error = files_.key + " does not match the certificate in " + files_.cert;
+        return false;
+    }
     if (ec) {
         error = files_.key + ": not a PEM private key (" + describe(ec) + ")";
         return false;

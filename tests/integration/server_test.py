@@ -1,0 +1,542 @@
+#!/usr/bin/python3
+"""The real server on 127.0.0.1 with certificates from certs/gen-certs.sh,
+talked to by a real TLS client.
+
+  server_test.py BINARY REPO_DIR [TEST_NAME_FRAGMENT]
+"""
+import base64
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fake_apiserver import FakeApiserver  # noqa: E402
+
+BINARY, REPO = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
+EXAMPLES = os.path.join(REPO, "examples", "reviews")
+WORK = tempfile.mkdtemp(prefix="miw-server-test-")
+CERTS = os.path.join(WORK, "certs")
+subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", CERTS, "--client", "kube-apiserver"], check=True, capture_output=True)
+TOKEN_FILE = os.path.join(WORK, "token")
+with open(TOKEN_FILE, "w") as f:
+    f.write("test-token\n")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, *extra, certs=CERTS, metrics=True, env=None):
+        self.port = free_port()
+        self.metrics_port = free_port() if metrics else None
+        args = [BINARY, "serve", "--listen", "127.0.0.1:%d" % self.port, "--tls-cert", os.path.join(certs, "tls.crt"),
+                "--tls-key", os.path.join(certs, "tls.key"), "--shutdown-delay", "200ms"]
+        if metrics:
+            args += ["--metrics-listen", "127.0.0.1:%d" % self.metrics_port]
+        if "--kube-version" not in extra:
+            args += ["--kube-version", "v1.35.0"]
+        self.log = open(os.path.join(WORK, "server-%d.log" % self.port), "w+")
+        self.proc = subprocess.Popen(args + list(extra), stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise AssertionError("server exited: %s" % self.output())
+                time.sleep(0.05)
+        raise AssertionError("server did not start")
+
+    def output(self):
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def context(self, client_cert=False):
+        ctx = ssl.create_default_context(cafile=os.path.join(CERTS, "ca.crt"))
+        if client_cert:
+            ctx.load_cert_chain(os.path.join(CERTS, "client.crt"), os.path.join(CERTS, "client.key"))
+        return ctx
+
+    def connection(self, client_cert=False):
+        return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.context(client_cert), timeout=10)
+
+    def post(self, path, body, content_type="application/json", conn=None):
+        own = conn is None
+        conn = conn or self.connection()
+        conn.request("POST", path, body=body, headers={"Content-Type": content_type})
+        resp = conn.getresponse()
+        data = resp.read()
+        if own:
+            conn.close()
+        return resp, data
+
+    def get(self, path, plain=False):
+        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=5) if plain else self.connection()
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, data.decode()
+
+    def metric(self, name):
+        _, text = self.get("/metrics", plain=self.metrics_port is not None)
+        total = 0.0
+        for line in text.splitlines():
+            if line.startswith(name + " ") or line.startswith(name + "{"):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                raise AssertionError("server did not exit after signal %d" % sig)
+        self.log.close()
+        return self.proc.returncode
+
+
+def example(name):
+    with open(os.path.join(EXAMPLES, name + ".json"), "rb") as f:
+        return f.read()
+
+
+def review_of(data):
+    return json.loads(data)["response"]
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+# ---------------------------------------------------------------- tests
+
+
+@test
+def admission_answers_over_tls():
+    s = Server()
+    try:
+        resp, data = s.post("/validate?timeout=10s", example("artifact-pinned-create"))
+        assert resp.status == 200 and resp.getheader("Content-Type") == "application/json"
+        r = review_of(data)
+        assert r == {"uid": "6a1f0c2e-0001-4c3b-9d1e-000000000001", "allowed": True}, r
+        resp, data = s.post("/validate?timeout=10s", example("artifact-tag-only"))
+        r = review_of(data)
+        assert r["allowed"] is False and r["status"]["code"] == 422 and r["status"]["reason"] == "Invalid"
+        assert r["status"]["details"]["causes"][0]["field"] == "spec.source.image.reference"
+        resp, data = s.post("/mutate?timeout=10s", example("pod-vllm-download-era"))
+        r = review_of(data)
+        assert r["allowed"] is True and r["patchType"] == "JSONPatch"
+        ops = json.loads(base64.b64decode(r["patch"]))
+        assert {"op": "add", "path": "/spec/containers/0/volumeMounts/-",
+                "value": {"name": "gpustack-model", "mountPath": "/var/lib/gpustack/model", "readOnly": True}} in ops
+        with open(os.path.join(EXAMPLES, "pod-vllm-download-era.response.json"), "rb") as f:
+            assert data == f.read().rstrip(b"\n"), "the server answers what review answers"
+    finally:
+        s.stop()
+
+
+@test
+def uid_is_echoed_and_query_is_ignored_for_routing():
+    s = Server()
+    try:
+        body = json.loads(example("artifact-pinned-create"))
+        for uid in ["a", "uid-with-\"quotes\"-and-\u00e9", "x" * 300]:
+            body["request"]["uid"] = uid
+            for path in ["/validate", "/validate?timeout=10s", "/validate?timeout=30s&x=y", "/validate?"]:
+                resp, data = s.post(path, json.dumps(body).encode())
+                assert resp.status == 200 and review_of(data)["uid"] == uid, (path, data[:200])
+    finally:
+        s.stop()
+
+
+@test
+def plain_http_errors():
+    s = Server("--max-body-bytes", "65536", "--max-header-bytes", "4096")
+    try:
+        assert s.get("/nope")[0] == 404
+        conn = s.connection()
+        conn.request("GET", "/validate")
+        resp = conn.getresponse()
+        resp.read()
+        assert resp.status == 405 and resp.getheader("Allow") == "POST"
+        resp, _ = s.post("/mutate", b"{}", content_type="text/plain")
+        assert resp.status == 415
+        resp, data = s.post("/validate", b"{not json")
+        assert resp.status == 400 and b"not valid JSON" in data
+        resp, data = s.post("/validate", b"x" * 100000)
+        assert resp.status == 413 and resp.getheader("Connection") == "close", resp.status
+        conn = s.connection()
+        conn.putrequest("GET", "/healthz")
+        conn.putheader("X-Big", "y" * 8000)
+        conn.endheaders()
+        resp = conn.getresponse()
+        assert resp.status == 431, resp.status
+        assert s.get("/healthz") == (200, "ok\n"), "the server keeps serving"
+    finally:
+        s.stop()
+
+
+@test
+def keep_alive_reuses_one_connection():
+    s = Server()
+    try:
+        conn = s.connection()
+        resp, _ = s.post("/validate", example("artifact-pinned-create"), conn=conn)
+        sock = conn.sock
+        for _ in range(25):
+            resp, data = s.post("/validate?timeout=10s", example("artifact-tag-only"), conn=conn)
+            assert resp.status == 200 and review_of(data)["allowed"] is False
+            assert conn.sock is sock, "the connection was not reused"
+        assert s.metric("miw_connections_open") >= 1
+        conn.close()
+    finally:
+        s.stop()
+
+
+@test
+def pipelined_requests_are_answered_in_order():
+    s = Server()
+    try:
+        raw = socket.create_connection(("127.0.0.1", s.port))
+        tls = s.context().wrap_socket(raw, server_hostname="127.0.0.1")
+        bodies = [example("artifact-pinned-create"), example("artifact-tag-only"), example("artifact-glob")]
+        requests = b"".join(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(b), b) for b in bodies)
+        tls.sendall(requests)
+        received = b""
+        uids = []
+        while len(uids) < len(bodies):
+            chunk = tls.recv(65536)
+            assert chunk, "the connection closed after %d answers" % len(uids)
+            received += chunk
+            while True:
+                head_end = received.find(b"\r\n\r\n")
+                if head_end < 0:
+                    break
+                length = int(re.search(rb"Content-Length: (\d+)", received[:head_end], re.I).group(1))
+                if len(received) < head_end + 4 + length:
+                    break
+                uids.append(review_of(received[head_end + 4:head_end + 4 + length])["uid"])
+                received = received[head_end + 4 + length:]
+        assert uids == [json.loads(b)["request"]["uid"] for b in bodies], uids
+        tls.close()
+    finally:
+        s.stop()
+
+
+@test
+def mutual_tls_accepts_and_refuses():
+    s = Server("--client-ca", os.path.join(CERTS, "ca.crt"))
+    try:
+        conn = s.connection(client_cert=True)
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().status == 200
+        try:
+            conn = s.connection(client_cert=False)
+            conn.request("GET", "/healthz")
+            conn.getresponse()
+            raise AssertionError("a client without a certificate was served")
+        except (ssl.SSLError, ConnectionResetError, BrokenPipeError, http.client.RemoteDisconnected):
+            pass
+        assert s.metric("miw_tls_handshake_failures_total") >= 1
+    finally:
+        s.stop()
+
+
+def served_certificate(s):
+    raw = socket.create_connection(("127.0.0.1", s.port))
+    tls = s.context().wrap_socket(raw, server_hostname="127.0.0.1")
+    der = tls.getpeercert(binary_form=True)
+    tls.close()
+    return der
+
+
+def wait_for(condition, timeout=5.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@test
+def certificate_rotation_without_restart():
+    certs = os.path.join(WORK, "rotating")
+    shutil.copytree(CERTS, certs)
+    s = Server("--tls-reload-interval", "100ms", certs=certs)
+    try:
+        first = served_certificate(s)
+        kept = s.connection()
+        kept.request("GET", "/healthz")
+        kept.getresponse().read()
+        subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", certs], check=True, capture_output=True)
+        assert wait_for(lambda: served_certificate(s) != first), "a new connection still gets the old certificate"
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().status == 200, "an open connection goes on"
+        assert s.metric("miw_certificate_reloads_total") == 2
+        # a broken pair keeps the previous one serving, and is reported
+        second = served_certificate(s)
+        with open(os.path.join(certs, "tls.crt"), "w") as f:
+            f.write("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n")
+        assert wait_for(lambda: s.metric("miw_certificate_reload_errors_total") == 1), "the broken pair was not reported"
+        assert served_certificate(s) == second
+        assert "serving certificate not reloaded" in s.output()
+        # kubelet's ..data symlink swap of a mounted Secret
+        os.makedirs(os.path.join(certs, "..2026_11_30"))
+        subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", certs], check=True, capture_output=True)
+        for name in ("tls.crt", "tls.key"):
+            os.replace(os.path.join(certs, name), os.path.join(certs, "..2026_11_30", name))
+        os.symlink("..2026_11_30", os.path.join(certs, "..data_tmp"))
+        os.replace(os.path.join(certs, "..data_tmp"), os.path.join(certs, "..data"))
+        for name in ("tls.crt", "tls.key"):
+            os.symlink(os.path.join("..data", name), os.path.join(certs, name))
+        assert wait_for(lambda: served_certificate(s) not in (first, second)), "the symlink swap was not seen"
+    finally:
+        s.stop()
+
+
+@test
+def readiness_waits_for_the_apiserver_version():
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token", version="v1.36.1-gke.1200")
+    api.version_delay = 1.0
+    s = Server("--kube-version", "auto", "--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE)
+    try:
+        status, text = s.get("/readyz")
+        assert status == 503 and "version is not known" in text, (status, text)
+        resp, data = s.post("/validate", example("artifact-pinned-create"))
+        assert review_of(data)["allowed"] is False and "apiserver-floor" in data.decode(), "unknown version fails closed"
+        assert wait_for(lambda: s.get("/readyz")[0] == 200, 5), "never ready"
+        assert s.metric('miw_apiserver_version_info{version="v1.36.1-gke.1200"}') == 1
+        resp, data = s.post("/validate", example("artifact-pinned-create"))
+        assert review_of(data)["allowed"] is True
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def an_old_apiserver_is_refused_by_version():
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token", version="v1.34.3")
+    s = Server("--kube-version", "auto", "--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE)
+    try:
+        assert wait_for(lambda: s.get("/readyz")[0] == 200, 5)
+        resp, data = s.post("/validate", example("artifact-pinned-create"))
+        r = review_of(data)
+        assert r["allowed"] is False and "the apiserver is v1.34.3" in r["status"]["message"]
+    finally:
+        s.stop()
+        api.stop()
+
+
+def pinned_pod(node):
+    body = json.loads(example("pod-pinned-supported-node"))
+    body["request"]["object"]["spec"]["nodeName"] = node
+    return json.dumps(body).encode()
+
+
+@test
+def pinned_pods_are_checked_against_the_api():
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.nodes = {"gpu-new": ("v1.35.1", "containerd://2.1.3"), "gpu-old": ("v1.34.2", "containerd://2.0.5")}
+    s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE,
+               "--node-cache-ttl", "100ms", "--node-lookup-timeout", "3s")
+    try:
+        assert review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-new"))[1])["allowed"] is True
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-old"))[1])
+        assert r["allowed"] is False and r["auditAnnotations"]["rule"] == "node-floor" and r["status"]["code"] == 403
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-gone"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-not-found" and "the Kubernetes API" in r["status"]["message"]
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("../../namespaces"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-not-found"
+        assert not any("namespaces" in p for p in api.requests), "a bad node name reached the API path"
+        # a slow API: the answer comes within the request's own timeout
+        api.node_delay = 5.0
+        start = time.time()
+        r = review_of(s.post("/validate?timeout=1s", pinned_pod("gpu-slow"))[1])
+        took = time.time() - start
+        assert r["auditAnnotations"]["rule"] == "node-unavailable" and took < 1.5, (r, took)
+        api.node_delay = 0
+        api.fail = True
+        time.sleep(0.2)
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-new"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-unavailable" and "answered 500" in r["status"]["message"], r
+        assert s.metric('miw_node_lookups_total{result="unavailable"}') >= 2
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def metrics_count_what_was_sent():
+    s = Server()
+    try:
+        for _ in range(3):
+            s.post("/validate", example("artifact-pinned-create"))
+        for _ in range(2):
+            s.post("/validate", example("artifact-tag-only"))
+        s.post("/mutate", example("deployment-vllm"))
+        s.post("/validate", b"garbage")
+        assert s.metric('miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="allowed"}') == 3
+        assert s.metric('miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="denied"}') == 2
+        assert s.metric('miw_admission_requests_total{endpoint="mutate",kind="Deployment",operation="CREATE",verdict="allowed"}') == 1
+        assert s.metric('miw_admission_requests_total{endpoint="validate",kind="",operation="",verdict="unreadable"}') == 1
+        assert s.metric('miw_admission_request_duration_seconds_count{endpoint="validate"}') == 6
+        assert s.metric("miw_certificate_not_after_timestamp_seconds") > time.time() + 300 * 86400
+        status, text = s.get("/metrics", plain=True)
+        assert status == 200 and "# TYPE miw_admission_requests_total counter" in text
+        assert s.get("/metrics")[0] == 200, "also on the TLS port"
+        conn = http.client.HTTPConnection("127.0.0.1", s.metrics_port, timeout=5)
+        conn.request("POST", "/validate", body=example("artifact-pinned-create"), headers={"Content-Type": "application/json"})
+        assert conn.getresponse().status == 404, "no admission over plain HTTP"
+    finally:
+        s.stop()
+
+
+@test
+def logs_name_requests_and_never_env_values():
+    s = Server()
+    try:
+        body = json.loads(example("pod-vllm-download-era"))
+        body["request"]["object"]["spec"]["containers"][0]["env"].append({"name": "HF_TOKEN", "value": "hf_SECRET_VALUE_123"})
+        s.post("/mutate", json.dumps(body).encode())
+        s.post("/validate", example("artifact-tag-only"))
+    finally:
+        s.stop()
+    with open(s.log.name) as f:
+        log = f.read()
+    assert "hf_SECRET_VALUE_123" not in log
+    lines = [json.loads(l) for l in log.splitlines() if '"msg":"admission"' in l]
+    assert len(lines) == 2, log
+    assert lines[0]["kind"] == "Pod" and lines[0]["verdict"] == "allowed" and lines[0]["patched"] is True
+    assert lines[1]["rule"] == "digest-required" and lines[1]["name"] == "qwen2-5-7b"
+
+
+@test
+def garbage_and_http2_do_not_stop_the_server():
+    s = Server()
+    try:
+        for payload in [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\x16\x03\x01\x00\x05hello", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", os.urandom(4096)]:
+            raw = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+            raw.sendall(payload)
+            try:
+                raw.recv(1024)
+            except OSError:
+                pass
+            raw.close()
+        tls = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=5), server_hostname="127.0.0.1")
+        tls.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        reply = tls.recv(4096)
+        assert reply == b"" or reply.startswith(b"HTTP/1.1 400"), reply[:100]
+        tls.close()
+        ctx = s.context()
+        ctx.set_alpn_protocols(["h2"])
+        tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=5), server_hostname="127.0.0.1")
+        assert tls.selected_alpn_protocol() is None, "h2 must not be agreed"
+        tls.close()
+        assert s.get("/healthz") == (200, "ok\n")
+        assert s.metric("miw_tls_handshake_failures_total") >= 3
+    finally:
+        s.stop()
+
+
+@test
+def sigterm_answers_every_request_in_flight():
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.nodes = {"gpu-new": ("v1.35.1", "containerd://2.1.3")}
+    api.node_delay = 1.0
+    s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE,
+               "--node-cache-ttl", "0ms", "--node-lookup-timeout", "5s")
+    results = []
+
+    def one():
+        try:
+            resp, data = s.post("/validate?timeout=10s", pinned_pod("gpu-new"))
+            results.append((resp.status, review_of(data)["allowed"], resp.getheader("Connection")))
+        except Exception as e:  # noqa: BLE001 - recorded and asserted below
+            results.append(("error", repr(e), None))
+
+    try:
+        threads = [threading.Thread(target=one) for _ in range(8)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        s.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.05)
+        status, _ = s.get("/readyz")
+        assert status == 503, "readyz must fail at once"
+        for t in threads:
+            t.join(10)
+        assert len(results) == 8 and all(r[0] == 200 and r[1] is True for r in results), results
+        assert all(r[2] == "close" for r in results), "answers during the drain close their connection"
+        assert s.proc.wait(10) == 0
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def start_up_errors_are_clear():
+    for args, says in [
+        (["--tls-cert", "/nonexistent.crt", "--tls-key", "/nonexistent.key", "--kube-version", "v1.35.0"], "cannot read /nonexistent.crt"),
+        (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "client.key"), "--kube-version", "v1.35.0"], "does not match"),
+        (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "tls.key")], "--kube-version auto"),
+        (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "tls.key"), "--kube-version", "banana"], "cannot be read"),
+        (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "tls.key"), "--kube-version", "v1.35.0", "--read-timeout", "ten"],
+         "not a duration"),
+        (["--kube-version", "v1.35.0"], "--tls-cert and --tls-key are required"),
+    ]:
+        env = dict(os.environ)
+        env.pop("KUBERNETES_SERVICE_HOST", None)
+        run = subprocess.run([BINARY, "serve", "--listen", "127.0.0.1:0"] + args, capture_output=True, text=True, timeout=10, env=env)
+        assert run.returncode == 2 and says in run.stderr, (args, run.returncode, run.stderr)
+
+
+@test
+def flags_come_from_the_environment():
+    env = dict(os.environ, MIW_TLS_CERT=os.path.join(CERTS, "tls.crt"), MIW_TLS_KEY=os.path.join(CERTS, "tls.key"), MIW_KUBE_VERSION="v1.34.0")
+    s = Server(env=env)
+    try:
+        r = review_of(s.post("/validate", example("artifact-pinned-create"))[1])
+        assert r["allowed"] is True, "the command line wins over MIW_KUBE_VERSION"
+    finally:
+        s.stop()
+
+
+passed = failed = 0
+for fn in TESTS:
+    if ONLY and ONLY not in fn.__name__:
+        continue
+    start = time.time()
+    try:
+        fn()
+        passed += 1
+        print("ok   %s (%.1fs)" % (fn.__name__, time.time() - start))
+    except Exception:
+        failed += 1
+        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
+shutil.rmtree(WORK, ignore_errors=True)
+print("server tests: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
