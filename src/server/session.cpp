@@ -36,6 +36,9 @@ void SessionRegistry::close_idle() {
 
 namespace {
 
+// The largest refused body that is still read to its end before the 413.
+constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
+
 // Errors that end a connection without an answer: the peer went away, or
 // a deadline passed while nothing was being asked.
 bool is_quiet_close(const beast::error_code& ec) {
@@ -127,11 +130,39 @@ private:
 
     void on_read_error(beast::error_code ec) {
         if (ec == http::error::body_limit) {
-            return answer_error(413, "the request body is larger than --max-body-bytes (" + std::to_string(context_.limits.max_body_bytes) + " bytes)\n");
+            // A client still sending the body would fail on a closed socket
+            // before it reads the 413: take in what it announced (up to a
+            // bound, within the read deadline) before answering.
+            const auto announced = parser_->content_length();
+            if (announced && *announced <= kMaxDrainedBody) {
+                drain_left_ = *announced > buffer_.size() ? *announced - buffer_.size() : 0;
+                buffer_.consume(buffer_.size());
+                return drain_body();
+            }
+            return answer_too_large();
         }
         if (ec == http::error::header_limit) return answer_error(431, "the request header is too large\n");
         if (is_quiet_close(ec)) return shutdown();
         answer_error(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
+    }
+
+    void drain_body() {
+        if (drain_left_ == 0) {
+            drain_.reset();
+            return answer_too_large();
+        }
+        constexpr std::size_t kChunk = 16384;
+        if (!drain_) drain_ = std::make_unique<char[]>(kChunk);
+        const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(drain_left_, kChunk));
+        stream_.async_read_some(net::buffer(drain_.get(), chunk), [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+            if (ec) return self->shutdown();
+            self->drain_left_ -= n;
+            self->drain_body();
+        });
+    }
+
+    void answer_too_large() {
+        answer_error(413, "the request body is larger than --max-body-bytes (" + std::to_string(context_.limits.max_body_bytes) + " bytes)\n");
     }
 
     void answer_error(int status, std::string body) {
@@ -212,6 +243,8 @@ private:
     std::optional<http::request_parser<http::string_body>> parser_;
     http::request<http::string_body> request_;
     http::response<http::string_body> response_;
+    std::uint64_t drain_left_ = 0;
+    std::unique_ptr<char[]> drain_;  // only while a refused body is read
 };
 
 }  // namespace
