@@ -498,6 +498,92 @@ def sigterm_answers_every_request_in_flight():
 
 
 @test
+def rsa_certificates_are_served():
+    rsa = os.path.join(WORK, "rsa")
+    os.makedirs(rsa, exist_ok=True)
+    shutil.copy(os.path.join(CERTS, "ca.crt"), rsa)
+    ext = os.path.join(rsa, "ext")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", os.path.join(rsa, "tls.key"), "-subj", "/CN=localhost",
+                    "-out", os.path.join(rsa, "tls.csr")], check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", os.path.join(rsa, "tls.csr"), "-CA", os.path.join(CERTS, "ca.crt"), "-CAkey",
+                    os.path.join(CERTS, "ca.key"), "-CAcreateserial", "-CAserial", os.path.join(rsa, "ca.srl"), "-days", "30", "-extfile", ext,
+                    "-out", os.path.join(rsa, "tls.crt")], check=True, capture_output=True)
+    s = Server(certs=rsa)
+    try:
+        assert review_of(s.post("/validate", example("artifact-pinned-create"))[1])["allowed"] is True
+        ctx = s.context()
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+        tls = ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1")
+        cipher = tls.cipher()[0]
+        assert tls.version() == "TLSv1.2" and cipher.startswith("ECDHE-") and ("GCM" in cipher or "CHACHA20" in cipher), tls.cipher()
+        tls.close()
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        ctx.minimum_version = ssl.TLSVersion.TLSv1
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+        ctx.set_ciphers("ALL:@SECLEVEL=0")
+        try:
+            ctx.wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1")
+            raise AssertionError("TLS 1.1 was accepted")
+        except (ssl.SSLError, ConnectionResetError):
+            pass
+    finally:
+        s.stop()
+
+
+@test
+def slow_and_idle_clients_are_cut_off_while_others_are_served():
+    s = Server("--read-timeout", "500ms", "--idle-timeout", "500ms", "--handshake-timeout", "500ms")
+    try:
+        silent = socket.create_connection(("127.0.0.1", s.port))  # never speaks TLS
+        slow = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1")
+        slow.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: appl")  # and stalls
+        idle = s.connection()
+        idle.request("GET", "/healthz")
+        idle.getresponse().read()
+        start = time.time()
+        for _ in range(10):
+            assert review_of(s.post("/validate", example("artifact-pinned-create"))[1])["allowed"] is True
+        assert time.time() - start < 2
+        time.sleep(1.0)
+        silent.settimeout(2)
+        assert silent.recv(1) == b"", "a client that never handshakes is closed"
+        slow.settimeout(2)
+        assert slow.recv(1) == b"", "a client that stalls mid-request is closed"
+        try:
+            idle.request("GET", "/healthz")
+            idle.getresponse()
+            raise AssertionError("an idle connection outlived --idle-timeout")
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, ssl.SSLError):
+            pass
+    finally:
+        s.stop()
+
+
+@test
+def connections_past_the_cap_are_closed():
+    s = Server("--max-connections", "3", metrics=True)
+    try:
+        held = [s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1") for _ in range(3)]
+        try:
+            extra = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=2), server_hostname="127.0.0.1")
+            extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert extra.recv(100) == b"", "a connection past the cap was served"
+        except (ssl.SSLError, ConnectionResetError, BrokenPipeError, OSError):
+            pass
+        for h in held:
+            h.close()
+        assert wait_for(lambda: s.metric("miw_connections_open") <= 1)
+        assert s.get("/healthz")[0] == 200, "served again once connections close"
+        assert s.metric("miw_connections_rejected_total") >= 1
+    finally:
+        s.stop()
+
+
+@test
 def start_up_errors_are_clear():
     for args, says in [
         (["--tls-cert", "/nonexistent.crt", "--tls-key", "/nonexistent.key", "--kube-version", "v1.35.0"], "cannot read /nonexistent.crt"),
