@@ -5,6 +5,7 @@
 #include "model_image_webhook/admission_review.hpp"
 
 #include "model_image_webhook/admission_policy.hpp"
+#include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <rapidjson/document.h>
@@ -663,6 +664,206 @@ std::string add_nodes_from_json(std::string& json, StaticNodeSource& out) {
     }
     if (doc.IsObject() && is_kind(doc, "Node")) return add_node(doc, out);
     return {};
+}
+
+// ------------------------------------------------------------ manifests
+
+namespace {
+
+std::string serialize(const Value& v) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    v.Accept(w);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string string_member(const Value* obj, std::string_view name) {
+    const Value* v = member(obj, name);
+    return v != nullptr && v->IsString() ? std::string(view(*v)) : std::string();
+}
+
+std::string read_manifest_object(const Value& item, ManifestObject& out) {
+    if (!item.IsObject()) return "a document or List item that is " + std::string(to_string(type_of(&item))) + ", not a Kubernetes object";
+    out.api_version = string_member(&item, "apiVersion");
+    out.kind = string_member(&item, "kind");
+    if (out.api_version.empty() || out.kind.empty()) return "not a Kubernetes object: apiVersion and kind are required";
+    const std::size_t slash = out.api_version.find('/');
+    out.group = slash == std::string::npos ? std::string() : out.api_version.substr(0, slash);
+    out.version = slash == std::string::npos ? out.api_version : out.api_version.substr(slash + 1);
+    const Value* metadata = member(&item, "metadata");
+    out.name = string_member(metadata, "name");
+    if (out.name.empty()) out.name = string_member(metadata, "generateName");
+    out.namespace_name = string_member(metadata, "namespace");
+    const Value* label = member(member(metadata, "labels"), kOptInLabel);
+    out.opted_in = label != nullptr && label->IsString() && view(*label) == kOptInValue;
+    out.json = serialize(item);
+    return {};
+}
+
+// RFC 6901 reference tokens of a pointer, unescaped.
+bool pointer_tokens(std::string_view pointer, std::vector<std::string>& out) {
+    if (pointer.empty()) return true;
+    if (pointer.front() != '/') return false;
+    std::size_t start = 1;
+    while (true) {
+        const std::size_t slash = pointer.find('/', start);
+        std::string token(pointer.substr(start, slash == std::string_view::npos ? pointer.npos : slash - start));
+        std::string unescaped;
+        for (std::size_t i = 0; i < token.size(); ++i) {
+            if (token[i] == '~' && i + 1 < token.size() && (token[i + 1] == '0' || token[i + 1] == '1')) {
+                unescaped += token[i + 1] == '0' ? '~' : '/';
+                ++i;
+            } else if (token[i] == '~') {
+                return false;
+            } else {
+                unescaped += token[i];
+            }
+        }
+        out.push_back(std::move(unescaped));
+        if (slash == std::string_view::npos) return true;
+        start = slash + 1;
+    }
+}
+
+std::optional<std::size_t> array_index(const std::string& token, std::size_t size, bool allow_end) {
+    if (token.empty() || token.size() > 9 || token.find_first_not_of("0123456789") != std::string::npos || (token.size() > 1 && token[0] == '0')) {
+        return std::nullopt;
+    }
+    const std::size_t i = std::stoul(token);
+    if (i > size || (i == size && !allow_end)) return std::nullopt;
+    return i;
+}
+
+std::string apply_op(Document& doc, const Value& op) {
+    const std::string kind = string_member(&op, "op");
+    const Value* path_value = member(&op, "path");
+    if (path_value == nullptr || !path_value->IsString()) return "an operation without a path";
+    const std::string path(view(*path_value));
+    std::vector<std::string> tokens;
+    if (!pointer_tokens(path, tokens) || tokens.empty()) return "path \"" + path + "\" is not a JSON Pointer to a member";
+    Value* parent = &doc;
+    for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+        if (parent->IsObject()) {
+            auto it = parent->FindMember(Value(tokens[i].c_str(), static_cast<SizeType>(tokens[i].size())));
+            if (it == parent->MemberEnd()) return "path \"" + path + "\" goes through a missing member";
+            parent = &it->value;
+        } else if (parent->IsArray()) {
+            const auto index = array_index(tokens[i], parent->Size(), false);
+            if (!index) return "path \"" + path + "\" has a bad array index";
+            parent = &(*parent)[static_cast<SizeType>(*index)];
+        } else {
+            return "path \"" + path + "\" goes through a scalar";
+        }
+    }
+    const std::string& last = tokens.back();
+    const Value* value = member(&op, "value");
+    auto& alloc = doc.GetAllocator();
+    if ((kind == "add" || kind == "replace") && value == nullptr) return kind + " without a value";
+    if (parent->IsObject()) {
+        Value key(last.c_str(), static_cast<SizeType>(last.size()), alloc);
+        auto it = parent->FindMember(key);
+        if (kind == "remove" || kind == "replace") {
+            if (it == parent->MemberEnd()) return kind + " of the missing member \"" + path + "\"";
+            if (kind == "remove") parent->EraseMember(it);
+            else it->value.CopyFrom(*value, alloc);
+        } else if (kind == "add") {
+            if (it != parent->MemberEnd()) it->value.CopyFrom(*value, alloc);
+            else parent->AddMember(key, Value(*value, alloc), alloc);
+        } else {
+            return "operation \"" + kind + "\" is not supported";
+        }
+        return {};
+    }
+    if (!parent->IsArray()) return "path \"" + path + "\" goes through a scalar";
+    if (kind == "add") {
+        if (last == "-") {
+            parent->PushBack(Value(*value, alloc), alloc);
+            return {};
+        }
+        const auto index = array_index(last, parent->Size(), true);
+        if (!index) return "path \"" + path + "\" has a bad array index";
+        parent->PushBack(Value(), alloc);
+        for (SizeType i = parent->Size() - 1; i > *index; --i) (*parent)[i].Swap((*parent)[i - 1]);
+        (*parent)[static_cast<SizeType>(*index)].CopyFrom(*value, alloc);
+        return {};
+    }
+    const auto index = array_index(last, parent->Size(), false);
+    if (!index) return "path \"" + path + "\" has a bad array index";
+    if (kind == "remove") parent->Erase(parent->Begin() + *index);
+    else if (kind == "replace") (*parent)[static_cast<SizeType>(*index)].CopyFrom(*value, alloc);
+    else return "operation \"" + kind + "\" is not supported";
+    return {};
+}
+
+void visit(const Value& v, JsonVisitor& visitor) {
+    switch (v.GetType()) {
+        case rapidjson::kObjectType:
+            visitor.start_object();
+            for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+                visitor.key(view(it->name));
+                visit(it->value, visitor);
+            }
+            visitor.end_object();
+            return;
+        case rapidjson::kArrayType:
+            visitor.start_array();
+            for (const Value& item : v.GetArray()) visit(item, visitor);
+            visitor.end_array();
+            return;
+        case rapidjson::kStringType:
+            visitor.string(view(v));
+            return;
+        default:
+            visitor.literal(serialize(v));
+    }
+}
+
+}  // namespace
+
+std::string read_manifest_objects(std::string& json, std::vector<ManifestObject>& out) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return error;
+    const Value* items = member(&doc, "items");
+    const std::string kind = string_member(&doc, "kind");
+    const bool list = doc.IsObject() && kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0 && items != nullptr && items->IsArray();
+    if (!list) {
+        ManifestObject object;
+        if (std::string error = read_manifest_object(doc, object); !error.empty()) return error;
+        out.push_back(std::move(object));
+        return {};
+    }
+    for (SizeType i = 0; i < items->Size(); ++i) {
+        ManifestObject object;
+        object.item = i;
+        object.from_list = true;
+        if (std::string error = read_manifest_object((*items)[i], object); !error.empty()) return "item " + std::to_string(i) + " of the List: " + error;
+        out.push_back(std::move(object));
+    }
+    return {};
+}
+
+std::string apply_json_patch(const std::string& document, const std::string& patch, std::string& out) {
+    std::string document_text = document;
+    std::string patch_text = patch;
+    Document doc;
+    Document ops;
+    if (std::string error = parse_document(document_text, doc); !error.empty()) return "the document: " + error;
+    if (std::string error = parse_document(patch_text, ops); !error.empty()) return "the patch: " + error;
+    if (!ops.IsArray()) return "the patch is not a JSON array";
+    for (const Value& op : ops.GetArray()) {
+        if (!op.IsObject()) return "a patch operation that is not an object";
+        if (std::string error = apply_op(doc, op); !error.empty()) return error;
+    }
+    out = serialize(doc);
+    return {};
+}
+
+bool visit_json(const std::string& json, JsonVisitor& visitor) {
+    std::string text = json;
+    Document doc;
+    if (!parse_document(text, doc).empty()) return false;
+    visit(doc, visitor);
+    return true;
 }
 
 std::string read_git_version(std::string& json) {

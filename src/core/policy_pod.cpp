@@ -93,16 +93,6 @@ std::string model_volume_json(std::string_view reference) {
     return "{\"name\":" + json_string(kModelVolume) + ",\"image\":{\"reference\":" + json_string(reference) + "}}";
 }
 
-// "[element]", built by appending: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
-std::string json_array_of(const std::string& element) {
-    std::string out;
-    out.reserve(element.size() + 2);
-    out += '[';
-    out += element;
-    out += ']';
-    return out;
-}
-
 std::string model_mount_json() {
     return "{\"name\":" + json_string(kModelVolume) + ",\"mountPath\":" + json_string(kModelMountPath) + ",\"readOnly\":true}";
 }
@@ -218,7 +208,7 @@ void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>
     if (model != nullptr) {
         if (!volume_is_the_delivery(*model, reference)) patch.replace(pointer_child(base, model_at), model_volume_json(reference));
     } else if (!spec.has_volumes) {
-        patch.add(base, json_array_of(model_volume_json(reference)));
+        patch.add(base, "[" + model_volume_json(reference) + "]");
     } else {
         patch.add(base + "/-", model_volume_json(reference));
     }
@@ -250,7 +240,7 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
     if (model != nullptr) {
         if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
     } else if (!c.has_volume_mounts) {
-        patch.add(mounts, json_array_of(model_mount_json()));
+        patch.add(mounts, "[" + model_mount_json() + "]");
     } else {
         patch.add(mounts + "/-", model_mount_json());
     }

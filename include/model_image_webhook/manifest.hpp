@@ -1,0 +1,37 @@
+// Kubernetes objects read from manifests, for the offline `test` command.
+// Implemented in the codec, the only JSON reader.
+#pragma once
+
+#include "model_image_webhook/json_visitor.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace miw {
+
+struct ManifestObject {
+    std::string api_version;
+    std::string group;  // from apiVersion: "" for "v1"
+    std::string version;
+    std::string kind;
+    std::string name;
+    std::string namespace_name;
+    bool opted_in = false;  // label gpustack.ai/model-delivery: image
+    std::string json;  // the object, compact
+    std::size_t item = 0;  // index in a List's items; 0 otherwise
+    bool from_list = false;
+};
+
+// The objects of one JSON document: the document itself, or a List's items.
+// Returns an error message, empty on success. json is parsed in place.
+std::string read_manifest_objects(std::string& json, std::vector<ManifestObject>& out);
+
+// Applies an RFC 6902 patch (add, remove, replace; the ops the webhook
+// emits) to a JSON document; an error message, empty on success.
+std::string apply_json_patch(const std::string& document, const std::string& patch, std::string& out);
+
+// Walks a JSON document; false when it cannot be read.
+bool visit_json(const std::string& json, JsonVisitor& visitor);
+
+}  // namespace miw

@@ -1,0 +1,128 @@
+#include "model_image_webhook/yaml_writer.hpp"
+
+#include "model_image_webhook/json_patch.hpp"
+
+#include <utility>
+
+namespace miw {
+
+struct YamlWriter::Node {
+    enum class Type { object, array, scalar } type;
+    std::string text;  // the scalar as written
+    std::vector<std::pair<std::string, std::unique_ptr<Node>>> members;
+    std::vector<std::unique_ptr<Node>> items;
+};
+
+namespace {
+
+bool plain_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '.' || c == ':' || c == '@' ||
+           c == '=' || c == '+' || c == '-';
+}
+
+// What some YAML reader (1.1 or 1.2) could take for a number: 8000, 1.35,
+// 1e3, 0x1F, 0o17, 1_000, 12:30.
+bool number_like(std::string_view s) {
+    if (s.empty() || !((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '-' || s[0] == '.')) return false;
+    for (char c : s) {
+        if (!((c >= '0' && c <= '9') || c == '.' || c == '_' || c == ':' || c == '+' || c == '-' || c == 'e' || c == 'E' || c == 'x' || c == 'o')) return false;
+    }
+    return true;
+}
+
+bool reserved_word(std::string_view s) {
+    static constexpr std::string_view kWords[] = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"};
+    std::string lower(s);
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (std::string_view w : kWords) {
+        if (lower == w) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::string yaml_scalar(std::string_view value) {
+    bool plain = !value.empty() && (plain_char(value.front()) && value.front() != '-' && value.front() != ':' && value.front() != '@' &&
+                                    value.front() != '=' && value.front() != '+');
+    for (char c : value) plain = plain && plain_char(c);
+    plain = plain && value.back() != ':' && !reserved_word(value) && !(number_like(value) || value.front() == '.');
+    // ": " cannot occur (no spaces); "://" and "a:b" read back as strings.
+    return plain ? std::string(value) : json_string(value);
+}
+
+YamlWriter::YamlWriter() = default;
+YamlWriter::~YamlWriter() = default;
+
+void YamlWriter::add(std::unique_ptr<Node> node) {
+    Node* raw = node.get();
+    const bool container = node->type != Node::Type::scalar;
+    if (open_.empty()) {
+        root_ = std::move(node);
+    } else if (open_.back()->type == Node::Type::object) {
+        open_.back()->members.emplace_back(std::move(pending_key_), std::move(node));
+        pending_key_.clear();
+    } else {
+        open_.back()->items.push_back(std::move(node));
+    }
+    if (container) open_.push_back(raw);
+}
+
+void YamlWriter::start_object() { add(std::make_unique<Node>(Node{Node::Type::object, {}, {}, {}})); }
+void YamlWriter::key(std::string_view name) { pending_key_ = name; }
+void YamlWriter::end_object() { open_.pop_back(); }
+void YamlWriter::start_array() { add(std::make_unique<Node>(Node{Node::Type::array, {}, {}, {}})); }
+void YamlWriter::end_array() { open_.pop_back(); }
+void YamlWriter::string(std::string_view value) { add(std::make_unique<Node>(Node{Node::Type::scalar, yaml_scalar(value), {}, {}})); }
+void YamlWriter::literal(std::string_view json) { add(std::make_unique<Node>(Node{Node::Type::scalar, std::string(json), {}, {}})); }
+
+namespace {
+
+bool empty_container(const YamlWriter::Node* n) {
+    return (n->type == YamlWriter::Node::Type::object && n->members.empty()) || (n->type == YamlWriter::Node::Type::array && n->items.empty());
+}
+
+std::string inline_text(const YamlWriter::Node* n) {
+    if (n->type == YamlWriter::Node::Type::scalar) return n->text;
+    return n->type == YamlWriter::Node::Type::object ? "{}" : "[]";
+}
+
+// Writes the members or items of a container, each line at `indent`.
+void write_node(const YamlWriter::Node* node, std::string& out, std::size_t indent) {
+    const std::string pad(indent, ' ');
+    if (node->type == YamlWriter::Node::Type::object) {
+        for (const auto& [name, child] : node->members) {
+            out += pad + yaml_scalar(name) + ":";
+            if (child->type == YamlWriter::Node::Type::scalar || empty_container(child.get())) {
+                out += " " + inline_text(child.get()) + "\n";
+            } else {
+                out += "\n";
+                // Sequences under a key sit at the key's indent, as kubectl writes them.
+                write_node(child.get(), out, child->type == YamlWriter::Node::Type::array ? indent : indent + 2);
+            }
+        }
+        return;
+    }
+    for (const auto& child : node->items) {
+        if (child->type == YamlWriter::Node::Type::scalar || empty_container(child.get())) {
+            out += pad + "- " + inline_text(child.get()) + "\n";
+            continue;
+        }
+        // The first line of the item follows the dash; the rest align with it.
+        std::string inner;
+        write_node(child.get(), inner, indent + 2);
+        out += pad + "- " + inner.substr(indent + 2);
+    }
+}
+
+}  // namespace
+
+std::string YamlWriter::yaml() const {
+    if (!root_) return "null\n";
+    if (root_->type == Node::Type::scalar || empty_container(root_.get())) return inline_text(root_.get()) + "\n";
+    std::string out;
+    write_node(root_.get(), out, 0);
+    return out;
+}
+
+}  // namespace miw

@@ -1,0 +1,75 @@
+// Objects printed as YAML read back as the same JSON.
+#include "model_image_webhook/yaml_writer.hpp"
+
+#include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/yaml_loader.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace miw;
+
+namespace {
+std::string to_yaml(const std::string& json) {
+    YamlWriter writer;
+    REQUIRE(visit_json(json, writer));
+    return writer.yaml();
+}
+}  // namespace
+
+TEST_CASE("strings are quoted when a reader would take them for something else", "[yaml_writer]") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"gpustack-model", "gpustack-model"},
+        {"/var/lib/gpustack/model", "/var/lib/gpustack/model"},
+        {"registry.example.com:5000/team/qwen@sha256:abc", "registry.example.com:5000/team/qwen@sha256:abc"},
+        {"v1.35.0", "v1.35.0"},
+        {"32Gi", "32Gi"},
+        {"8000", "\"8000\""},
+        {"1.35", "\"1.35\""},
+        {"1e3", "\"1e3\""},
+        {"12:30", "\"12:30\""},
+        {"true", "\"true\""},
+        {"Yes", "\"Yes\""},
+        {"off", "\"off\""},
+        {"null", "\"null\""},
+        {"~", "\"~\""},
+        {"", "\"\""},
+        {"-v", "\"-v\""},
+        {"--revision=main", "\"--revision=main\""},
+        {"a b", "\"a b\""},
+        {"# comment", "\"# comment\""},
+        {"key:", "\"key:\""},
+        {"*alias", "\"*alias\""},
+        {"line\nbreak", "\"line\\nbreak\""},
+        {".inf", "\".inf\""},
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},
+    };
+    for (const auto& [value, yaml] : cases) {
+        DYNAMIC_SECTION("\"" << value << "\"") { CHECK(yaml_scalar(value) == yaml); }
+    }
+}
+
+TEST_CASE("objects print in block style and read back the same", "[yaml_writer]") {
+    const std::string pod =
+        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"qwen","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{}},)"
+        R"("spec":{"containers":[{"name":"vllm","args":["--model","/var/lib/gpustack/model","--port","8000"],"env":[{"name":"PORT","value":"8000"},)"
+        R"({"name":"DEBUG","value":"true"}],"resources":{"limits":{"nvidia.com/gpu":1,"memory":"32Gi"}},"volumeMounts":[{"name":"gpustack-model",)"
+        R"("mountPath":"/var/lib/gpustack/model","readOnly":true}]}],"volumes":[{"name":"gpustack-model","image":{"reference":"r.io/q@sha256:)"
+        R"(9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"}},{"name":"e","emptyDir":{}}],"tolerations":[],)"
+        R"("priority":-5,"ratio":0.25,"nested":[[1,2],[],{"a":null}]}})";
+    const std::string yaml = to_yaml(pod);
+    CHECK_THAT(yaml, Catch::StartsWith("apiVersion: v1\nkind: Pod\nmetadata:\n  name: qwen\n  labels:\n    gpustack.ai/model-delivery: image\n  annotations: {}\n"));
+    CHECK_THAT(yaml, Catch::Contains("spec:\n  containers:\n  - name: vllm\n    args:\n    - \"--model\"\n    - /var/lib/gpustack/model\n"));
+    CHECK_THAT(yaml, Catch::Contains("    env:\n    - name: PORT\n      value: \"8000\"\n"));
+    CHECK_THAT(yaml, Catch::Contains("      readOnly: true\n"));
+    const YamlLoad back = load_yaml(yaml);
+    REQUIRE(back.ok());
+    REQUIRE(back.documents.size() == 1);
+    CHECK(back.documents[0].json == pod);
+}
+
+TEST_CASE("scalars and empty containers at the top", "[yaml_writer]") {
+    CHECK(to_yaml("{}") == "{}\n");
+    CHECK(to_yaml("[]") == "[]\n");
+    CHECK(to_yaml("\"x\"") == "x\n");
+    CHECK(to_yaml("[1,[2,3]]") == "- 1\n- - 2\n  - 3\n");
+}
