@@ -189,7 +189,7 @@ int run_serve(int argc, char** argv) {
         state.nodes = &*api_nodes;
     }
 
-    server::ServerContext context{state, {}, {}};
+    server::ServerContext context{state, {}, {}, nullptr, {}};
     context.limits.max_body_bytes = parsed["max-body-bytes"].as<std::size_t>();
     context.limits.max_header_bytes = parsed["max-header-bytes"].as<std::size_t>();
     context.limits.max_connections = parsed["max-connections"].as<std::size_t>();

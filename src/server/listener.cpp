@@ -66,7 +66,7 @@ void Listener::accept() {
             });
             return;
         }
-        if (static_cast<std::size_t>(self->context_.state.metrics.open_connections()) >= self->context_.limits.max_connections) {
+        if (self->port_ == Port::admission && self->context_.admission_connections >= self->context_.limits.max_connections) {
             self->context_.state.metrics.connection_rejected();
             boost::system::error_code ignored;
             socket.close(ignored);

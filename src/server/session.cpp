@@ -55,8 +55,12 @@ public:
     Session(tcp::socket&& socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port)
         : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), context_(context), port_(port) {
         context_.state.metrics.connection_opened();
+        if (port_ == Port::admission) ++context_.admission_connections;
     }
-    ~Session() override { context_.state.metrics.connection_closed(); }
+    ~Session() override {
+        context_.state.metrics.connection_closed();
+        if (port_ == Port::admission) --context_.admission_connections;
+    }
 
     void start() {
         net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->handshake(); });

@@ -9,6 +9,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <list>
 #include <memory>
@@ -52,6 +53,9 @@ struct ServerContext {
     // Where reviews that may wait on the Kubernetes API run (a /validate
     // with a Node source), so that a slow API never stalls the I/O threads.
     boost::asio::thread_pool* blocking = nullptr;
+    // Open connections on the admission port, which --max-connections caps;
+    // the metrics port is not counted, so a full server can still be scraped.
+    std::atomic<std::size_t> admission_connections{0};
 };
 
 // tls null: a plain HTTP connection (the metrics port).
