@@ -8,7 +8,7 @@ packages=(
   libyaml-cpp-dev           # YAML manifests and Node files
   libcxxopts-dev            # command line
   catch2                    # unit tests
-  python3 python3-jsonpatch python3-jsonschema   # patch conformance and server tests
+  python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests
   curl                      # the README's example request
 )
 sudo=""

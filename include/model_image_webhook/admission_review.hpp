@@ -47,6 +47,7 @@ struct ReviewResult {
     std::string operation;
     bool dry_run = false;
     std::string rules;  // the audit annotation's value
+    std::string message;  // status.message of a denial
     std::vector<std::string> warnings;
     std::string patch;  // the JSON Patch document sent (base64-encoded) in the answer; empty for none
 };

@@ -18,6 +18,7 @@ struct ManifestObject {
     std::string name;
     std::string namespace_name;
     bool opted_in = false;  // label gpustack.ai/model-delivery: image
+    bool mounts_image_volume = false;  // a Pod with an image volume in spec.volumes
     std::string json;  // the object, compact
     std::size_t item = 0;  // index in a List's items; 0 otherwise
     bool from_list = false;

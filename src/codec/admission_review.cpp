@@ -628,6 +628,7 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     r.rules = decision.rule_annotation();
     r.warnings = decision.warnings;
     r.patch = decision.patch;
+    r.message = decision.message;
     r.body = write_review(echo, req.uid, decision);
     return r;
 }
@@ -696,6 +697,12 @@ std::string read_manifest_object(const Value& item, ManifestObject& out) {
     out.namespace_name = string_member(metadata, "namespace");
     const Value* label = member(member(metadata, "labels"), kOptInLabel);
     out.opted_in = label != nullptr && label->IsString() && view(*label) == kOptInValue;
+    if (const Value* volumes = member(member(&item, "spec"), "volumes"); volumes != nullptr && volumes->IsArray()) {
+        for (const Value& v : volumes->GetArray()) {
+            const Value* image = member(&v, "image");
+            out.mounts_image_volume = out.mounts_image_volume || (image != nullptr && !image->IsNull());
+        }
+    }
     out.json = serialize(item);
     return {};
 }

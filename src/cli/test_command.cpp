@@ -1,0 +1,269 @@
+// `model-image-webhook test PATH... | -`: every object in the manifests goes
+// through the webhook's own review() path, as `kubectl apply` would send it.
+#include "commands.hpp"
+#include "input.hpp"
+#include "node_file.hpp"
+#include "policy_options.hpp"
+#include "test_report.hpp"
+
+#include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/pod_spec.hpp"
+#include "model_image_webhook/yaml_loader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+namespace miw::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitAllowed = 0;
+constexpr int kExitDenied = 1;
+constexpr int kExitInputError = 2;
+
+int usage_error(const std::string& message) {
+    std::cerr << "model-image-webhook test: " << message << "\n";
+    return kExitInputError;
+}
+
+bool manifest_extension(const fs::path& path) {
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".yaml" || ext == ".yml" || ext == ".json";
+}
+
+// The files behind the arguments: directories are walked (sorted, hidden
+// entries passed over), "-" is standard input.
+std::vector<std::string> input_files(const std::vector<std::string>& args, std::vector<std::string>& errors) {
+    std::vector<std::string> files;
+    for (const auto& arg : args) {
+        if (arg == "-") {
+            files.push_back(arg);
+            continue;
+        }
+        std::error_code ec;
+        const fs::file_status status = fs::status(arg, ec);
+        if (ec || !fs::exists(status)) {
+            errors.push_back(arg + ": no such file or directory");
+            continue;
+        }
+        if (!fs::is_directory(status)) {
+            files.push_back(arg);
+            continue;
+        }
+        std::vector<std::string> found;
+        fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            if (!name.empty() && name[0] == '.') {
+                if (it->is_directory()) it.disable_recursion_pending();
+                continue;
+            }
+            if (it->is_regular_file() && manifest_extension(it->path())) found.push_back(it->path().string());
+        }
+        if (ec) errors.push_back(arg + ": " + ec.message());
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    return files;
+}
+
+struct LoadedObject {
+    std::string file;
+    std::size_t line = 0;
+    ManifestObject object;
+};
+
+void load_file(const std::string& path, std::vector<LoadedObject>& out, std::vector<std::string>& errors) {
+    const std::string shown = path == "-" ? "(stdin)" : path;
+    std::string text;
+    std::string error;
+    if (!read_input(path, text, error)) {
+        errors.push_back(shown + ": " + error);
+        return;
+    }
+    YamlLoad load = load_yaml(text);
+    if (!load.ok()) {
+        errors.push_back(shown + ":" + std::to_string(load.error_line) + ": " + load.error);
+        return;
+    }
+    for (auto& doc : load.documents) {
+        std::vector<ManifestObject> objects;
+        const std::vector<std::size_t> item_lines = doc.item_lines;
+        if (std::string problem = read_manifest_objects(doc.json, objects); !problem.empty()) {
+            errors.push_back(shown + ":" + std::to_string(doc.line) + ": " + problem);
+            continue;
+        }
+        for (auto& object : objects) {
+            const std::size_t line = object.from_list && object.item < item_lines.size() ? item_lines[object.item] : doc.line;
+            out.push_back({shown, line, std::move(object)});
+        }
+    }
+}
+
+std::string admission_review(const ManifestObject& o, std::size_t n) {
+    return "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"model-image-webhook-test-" + std::to_string(n) +
+           "\",\"kind\":{\"group\":" + json_string(o.group) + ",\"version\":" + json_string(o.version) + ",\"kind\":" + json_string(o.kind) +
+           "},\"name\":" + json_string(o.name) + ",\"namespace\":" + json_string(o.namespace_name) +
+           ",\"operation\":\"CREATE\",\"userInfo\":{\"username\":\"model-image-webhook-test\"},\"object\":" + o.json + ",\"oldObject\":null,\"dryRun\":true}}";
+}
+
+class Evaluator {
+public:
+    Evaluator(const PolicyConfig& policy, const NodeSource& nodes) : policy_(policy), nodes_(nodes) {}
+
+    // Runs one object through the endpoints the webhook configurations would
+    // send it to; false with error set when the object cannot be read.
+    bool evaluate(ManifestObject object, ObjectResult& r, std::string& error) {
+        const bool is_pod = object.group.empty() && object.kind == "Pod";
+        const bool templated = !pod_spec_locations(object.group, object.kind).empty();
+        if (object.group.empty() && object.kind == "Node") return skip(r, "a Node: used for the check of Pods pinned to it");
+        std::vector<Endpoint> endpoints;
+        if (is_model_artifact({object.group, object.version, object.kind})) {
+            endpoints = {Endpoint::validate};
+        } else if (templated && object.opted_in) {
+            endpoints = {Endpoint::mutate, Endpoint::validate};
+        } else if (is_pod && object.mounts_image_volume) {
+            endpoints = {Endpoint::validate};
+        } else if (templated) {
+            return skip(r, "no label " + std::string(kOptInLabel) + ": image, so the webhook is not called");
+        } else {
+            return skip(r, object.kind + " is not sent to the webhook");
+        }
+        r.verdict = TestVerdict::allowed;
+        for (Endpoint endpoint : endpoints) {
+            r.endpoints.push_back(std::string(to_string(endpoint)));
+            std::string body = admission_review(object, ++count_);
+            const ReviewResult result = review(body, ReviewContext{endpoint, policy_, &nodes_});
+            for (const auto& w : result.warnings) {
+                if (std::find(r.warnings.begin(), r.warnings.end(), w) == r.warnings.end()) r.warnings.push_back(w);
+            }
+            if (result.outcome == ReviewOutcome::denied) {
+                r.verdict = TestVerdict::denied;
+                r.rule = result.rules;
+                r.message = result.message;
+                return true;
+            }
+            if (result.outcome != ReviewOutcome::allowed) {
+                error = "the webhook cannot read this object: " + result.error;
+                return false;
+            }
+            if (!result.patch.empty()) {
+                r.patch = result.patch;
+                std::string patched;
+                if (std::string problem = apply_json_patch(object.json, result.patch, patched); !problem.empty()) {
+                    error = "the webhook's patch does not apply: " + problem;
+                    return false;
+                }
+                object.json = patched;
+                r.patched = std::move(patched);
+            }
+        }
+        return true;
+    }
+
+private:
+    static bool skip(ObjectResult& r, std::string why) {
+        r.verdict = TestVerdict::skipped;
+        r.message = std::move(why);
+        return true;
+    }
+
+    const PolicyConfig& policy_;
+    const NodeSource& nodes_;
+    std::size_t count_ = 0;
+};
+
+}  // namespace
+
+int run_test(int argc, char** argv) {
+    cxxopts::Options options("model-image-webhook test", "Check manifests with the webhook's own decisions, as kubectl apply would meet them.");
+    options.positional_help("PATH... | -");
+    options.add_options()
+        ("o,output", "text, json or junit", cxxopts::value<std::string>()->default_value("text"))
+        ("show-patched", "print each mutated object after its patch (YAML in text output)")
+        ("nodes", "Node objects (JSON or YAML) for the check of Pods pinned to a node, besides the Nodes among the inputs", cxxopts::value<std::string>())
+        ("h,help", "show this help")
+        ("paths", "files, directories (recursive: .yaml, .yml, .json) or - for stdin", cxxopts::value<std::vector<std::string>>());
+    add_policy_options(options, "");
+    options.parse_positional({"paths"});
+    cxxopts::ParseResult parsed;
+    try {
+        parsed = options.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception& e) {
+        return usage_error(e.what());
+    }
+    if (parsed.count("help")) {
+        std::cout << options.help() << "\nExit status: 0 all allowed, 1 any denied, 2 an input or usage error.\n";
+        return kExitAllowed;
+    }
+    const std::string output = parsed["output"].as<std::string>();
+    if (output != "text" && output != "json" && output != "junit") return usage_error("--output must be text, json or junit");
+    if (!parsed.count("paths")) return usage_error("name the manifests to check (files, directories, or - for stdin)");
+
+    TestReport report;
+    const std::string kube = parsed["kube-version"].as<std::string>();
+    report.kube_version_assumed = kube.empty();
+    report.kube_version = kube.empty() ? kDefaultOfflineKubeVersion : kube;
+    PolicyConfig policy;
+    {
+        std::string error;
+        const auto digest = parse_digest_algorithms(parsed["digest-algorithms"].as<std::string>());
+        if (!digest) return usage_error("--digest-algorithms \"" + parsed["digest-algorithms"].as<std::string>() + "\" is not a comma-separated list of sha256 and sha512");
+        policy.digest_algorithms = *digest;
+        policy.apiserver = ApiserverVersion::from_text(report.kube_version);
+        if (!policy.apiserver.parsed) return usage_error("--kube-version \"" + kube + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0");
+    }
+
+    StaticNodeSource nodes("the Nodes among the inputs");
+    if (parsed.count("nodes")) {
+        std::string error;
+        nodes = StaticNodeSource("the Nodes among the inputs and --nodes " + parsed["nodes"].as<std::string>());
+        if (!load_node_file(parsed["nodes"].as<std::string>(), nodes, error)) return usage_error(error);
+    }
+
+    std::vector<LoadedObject> objects;
+    for (const auto& file : input_files(parsed["paths"].as<std::vector<std::string>>(), report.input_errors)) load_file(file, objects, report.input_errors);
+    for (auto& loaded : objects) {
+        if (!(loaded.object.group.empty() && loaded.object.kind == "Node")) continue;
+        std::string json = loaded.object.json;
+        if (std::string problem = add_nodes_from_json(json, nodes); !problem.empty()) {
+            report.input_errors.push_back(loaded.file + ":" + std::to_string(loaded.line) + ": " + problem);
+        }
+    }
+
+    Evaluator evaluator(policy, nodes);
+    for (auto& loaded : objects) {
+        ObjectResult r;
+        r.file = loaded.file;
+        r.line = loaded.line;
+        r.api_version = loaded.object.api_version;
+        r.kind = loaded.object.kind;
+        r.namespace_name = loaded.object.namespace_name;
+        r.name = loaded.object.name;
+        std::string error;
+        if (!evaluator.evaluate(std::move(loaded.object), r, error)) {
+            report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + error);
+            continue;
+        }
+        report.objects.push_back(std::move(r));
+    }
+
+    const bool show_patched = parsed.count("show-patched") > 0;
+    if (output == "json") std::cout << render_json(report, show_patched);
+    else if (output == "junit") std::cout << render_junit(report);
+    else std::cout << render_text(report, show_patched);
+    for (const auto& e : report.input_errors) {
+        if (output != "text") std::cerr << "model-image-webhook test: " << e << "\n";
+    }
+    if (!report.input_errors.empty()) return kExitInputError;
+    const bool denied = std::any_of(report.objects.begin(), report.objects.end(), [](const ObjectResult& r) { return r.verdict == TestVerdict::denied; });
+    return denied ? kExitDenied : kExitAllowed;
+}
+
+}  // namespace miw::cli

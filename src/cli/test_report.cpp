@@ -1,0 +1,168 @@
+#include "test_report.hpp"
+
+#include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/text.hpp"
+#include "model_image_webhook/yaml_writer.hpp"
+
+#include <cstdio>
+
+namespace miw::cli {
+
+namespace {
+
+const char* verdict_name(TestVerdict v) {
+    switch (v) {
+        case TestVerdict::allowed: return "allowed";
+        case TestVerdict::denied: return "denied";
+        case TestVerdict::skipped: return "skipped";
+    }
+    return "skipped";
+}
+
+std::string who(const ObjectResult& r) {
+    std::string out = r.kind + " ";
+    if (!r.namespace_name.empty()) out += r.namespace_name + "/";
+    return out + (r.name.empty() ? "(no name)" : r.name);
+}
+
+std::size_t patch_operations(const std::string& patch) {
+    std::size_t n = 0;
+    for (std::size_t at = patch.find("{\"op\":"); at != std::string::npos; at = patch.find("{\"op\":", at + 1)) ++n;
+    return n;
+}
+
+struct Counts {
+    std::size_t allowed = 0, denied = 0, skipped = 0;
+};
+
+Counts count(const TestReport& report) {
+    Counts c;
+    for (const auto& r : report.objects) {
+        if (r.verdict == TestVerdict::allowed) ++c.allowed;
+        else if (r.verdict == TestVerdict::denied) ++c.denied;
+        else ++c.skipped;
+    }
+    return c;
+}
+
+std::string summary(const TestReport& report) {
+    const Counts c = count(report);
+    std::string out = std::to_string(report.objects.size()) + " objects: " + std::to_string(c.allowed) + " allowed, " + std::to_string(c.denied) +
+                      " denied, " + std::to_string(c.skipped) + " skipped";
+    if (!report.input_errors.empty()) {
+        out += "; " + std::to_string(report.input_errors.size()) + (report.input_errors.size() == 1 ? " input error" : " input errors");
+    }
+    return out;
+}
+
+std::string yaml_of(const std::string& json) {
+    YamlWriter writer;
+    return visit_json(json, writer) ? writer.yaml() : json + "\n";
+}
+
+std::string json_list(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + json_string(items[i]);
+    return out + "]";
+}
+
+// XML 1.0 text: the five entities escaped, and the control characters it
+// cannot hold replaced.
+std::string xml(std::string_view text) {
+    std::string out;
+    for (char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (ch) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default:
+                if (c < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') out += "?";
+                else out += ch;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string render_text(const TestReport& report, bool show_patched) {
+    std::string out;
+    for (const auto& r : report.objects) {
+        out += r.file + ":" + std::to_string(r.line) + ": " + who(r) + ": ";
+        if (r.verdict == TestVerdict::denied) {
+            out += "DENIED [" + r.rule + "] " + printable_line(r.message, 4096);
+        } else if (r.verdict == TestVerdict::skipped) {
+            out += "skipped (" + r.message + ")";
+        } else {
+            out += "allowed";
+            if (!r.patch.empty()) out += ", mutated (" + std::to_string(patch_operations(r.patch)) + " patch operations)";
+        }
+        out += "\n";
+        for (const auto& w : r.warnings) out += "  warning: " + w + "\n";
+        if (show_patched && !r.patched.empty()) {
+            out += "---\n" + yaml_of(r.patched) + "...\n";
+        }
+    }
+    for (const auto& e : report.input_errors) out += "error: " + e + "\n";
+    out += "apiserver version: " + report.kube_version + (report.kube_version_assumed ? " (assumed: the 1.35 floor; set it with --kube-version)" : "") + "\n";
+    out += summary(report) + "\n";
+    return out;
+}
+
+std::string render_json(const TestReport& report, bool show_patched) {
+    const Counts c = count(report);
+    std::string out = "{\"kubeVersion\":" + json_string(report.kube_version) + ",\"kubeVersionAssumed\":" + (report.kube_version_assumed ? "true" : "false") +
+                      ",\"objects\":[";
+    for (std::size_t i = 0; i < report.objects.size(); ++i) {
+        const ObjectResult& r = report.objects[i];
+        if (i) out += ",";
+        out += "{\"file\":" + json_string(r.file) + ",\"line\":" + std::to_string(r.line) + ",\"apiVersion\":" + json_string(r.api_version) +
+               ",\"kind\":" + json_string(r.kind) + ",\"namespace\":" + json_string(r.namespace_name) + ",\"name\":" + json_string(r.name) +
+               ",\"verdict\":\"" + verdict_name(r.verdict) + "\",\"endpoints\":" + json_list(r.endpoints) + ",\"rule\":" + json_string(r.rule) +
+               ",\"message\":" + json_string(r.message) + ",\"warnings\":" + json_list(r.warnings) + ",\"patch\":" + (r.patch.empty() ? "null" : r.patch);
+        if (show_patched) out += ",\"patched\":" + (r.patched.empty() ? std::string("null") : r.patched);
+        out += "}";
+    }
+    out += "],\"errors\":" + json_list(report.input_errors) + ",\"summary\":{\"objects\":" + std::to_string(report.objects.size()) +
+           ",\"allowed\":" + std::to_string(c.allowed) + ",\"denied\":" + std::to_string(c.denied) + ",\"skipped\":" + std::to_string(c.skipped) +
+           ",\"errors\":" + std::to_string(report.input_errors.size()) + "}}\n";
+    return out;
+}
+
+std::string render_junit(const TestReport& report) {
+    const Counts c = count(report);
+    const std::string totals = "tests=\"" + std::to_string(report.objects.size() + report.input_errors.size()) + "\" failures=\"" + std::to_string(c.denied) +
+                               "\" errors=\"" + std::to_string(report.input_errors.size()) + "\" skipped=\"" + std::to_string(c.skipped) + "\"";
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"model-image-webhook\" " + totals + ">\n";
+    out += "  <testsuite name=\"model-image-webhook test (apiserver " + xml(report.kube_version) + ")\" " + totals + ">\n";
+    for (const auto& r : report.objects) {
+        out += "    <testcase classname=\"" + xml(r.file) + "\" name=\"" + xml(who(r)) + "\" file=\"" + xml(r.file) + "\" line=\"" + std::to_string(r.line) + "\"";
+        if (r.verdict == TestVerdict::allowed && r.warnings.empty()) {
+            out += "/>\n";
+            continue;
+        }
+        out += ">\n";
+        if (r.verdict == TestVerdict::denied) {
+            out += "      <failure type=\"" + xml(r.rule) + "\" message=\"" + xml(printable_line(r.message, 1024)) + "\">" + xml(r.message) + "</failure>\n";
+        } else if (r.verdict == TestVerdict::skipped) {
+            out += "      <skipped message=\"" + xml(r.message) + "\"/>\n";
+        }
+        if (!r.warnings.empty()) {
+            out += "      <system-out>";
+            for (const auto& w : r.warnings) out += "warning: " + xml(w) + "\n";
+            out += "</system-out>\n";
+        }
+        out += "    </testcase>\n";
+    }
+    for (const auto& e : report.input_errors) {
+        out += "    <testcase classname=\"input\" name=\"" + xml(e.substr(0, e.find(": "))) + "\">\n      <error message=\"" + xml(e) + "\"/>\n    </testcase>\n";
+    }
+    out += "  </testsuite>\n</testsuites>\n";
+    return out;
+}
+
+}  // namespace miw::cli

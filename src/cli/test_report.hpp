@@ -1,0 +1,39 @@
+// The results of `model-image-webhook test`, and their text, JSON and JUnit forms.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace miw::cli {
+
+enum class TestVerdict { allowed, denied, skipped };
+
+struct ObjectResult {
+    std::string file;
+    std::size_t line = 0;  // 1-based
+    std::string api_version;
+    std::string kind;
+    std::string namespace_name;
+    std::string name;
+    TestVerdict verdict = TestVerdict::skipped;
+    std::vector<std::string> endpoints;  // the webhook endpoints it went through, in order
+    std::string rule;  // of a denial
+    std::string message;  // of a denial, or why it was skipped
+    std::vector<std::string> warnings;
+    std::string patch;  // the JSON Patch of the mutation; empty for none
+    std::string patched;  // the object after the patch, as JSON; empty when not mutated
+};
+
+struct TestReport {
+    std::string kube_version;
+    bool kube_version_assumed = false;
+    std::vector<ObjectResult> objects;
+    std::vector<std::string> input_errors;  // "file:line: message"
+};
+
+std::string render_text(const TestReport& report, bool show_patched);
+std::string render_json(const TestReport& report, bool show_patched);
+std::string render_junit(const TestReport& report);
+
+}  // namespace miw::cli

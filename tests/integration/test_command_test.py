@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""`model-image-webhook test`: manifests in, the webhook's own verdicts out.
+
+  test_command_test.py BINARY REPO_DIR
+"""
+import base64
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+import xml.etree.ElementTree as ET
+
+import yaml
+
+BINARY, REPO = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+MANIFESTS = os.path.join(REPO, "examples", "manifests")
+WORK = tempfile.mkdtemp(prefix="miw-test-mode-")
+REF = "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"
+
+
+def run(*args, stdin=None):
+    p = subprocess.run([BINARY, "test"] + list(args), input=stdin, capture_output=True, cwd=REPO, timeout=60)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def write(name, content, mode="w"):
+    path = os.path.join(WORK, name)
+    with open(path, mode) as f:
+        f.write(content)
+    return path
+
+
+def artifact(name, ref):
+    return "apiVersion: worker.gpustack.ai/v1alpha1\nkind: ModelArtifact\nmetadata:\n  name: %s\nspec:\n  source:\n    image:\n      reference: %s\n" % (name, ref)
+
+
+def verdicts(args):
+    code, out, err = run(*args, "--output", "json")
+    doc = json.loads(out)
+    return code, [(o["name"], o["verdict"], o["line"]) for o in doc["objects"]], doc
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+@test
+def the_examples_give_the_expected_report():
+    code, out, _ = run("examples/manifests")
+    with open(os.path.join(MANIFESTS, "expected.txt")) as f:
+        assert out == f.read(), "the report differs from examples/manifests/expected.txt:\n" + out
+    assert code == 1
+
+
+@test
+def multi_document_files_with_comments_anchors_boms_and_crlf():
+    text = ("\ufeff# leading comment\n---\n" + artifact("good", REF) + "---\n---\n# only a comment\n---\n" + artifact("tagged", "r.io/q:v1") +
+            "...\n---\n" + "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: &l {gpustack.ai/model-delivery: image}\n"
+            "  annotations: {gpustack.ai/model-image: '" + REF + "'}\nspec:\n  template:\n    metadata: {labels: *l}\n    spec:\n"
+            "      containers: [{name: c, image: i}]\n")
+    path = write("mixed.yaml", text.replace("\n", "\r\n"), mode="w")
+    code, objects, doc = verdicts([path])
+    assert objects == [("good", "allowed", 3), ("tagged", "denied", 15), ("d", "allowed", 25)], objects
+    assert code == 1
+    assert doc["objects"][2]["patch"] is not None and doc["objects"][2]["endpoints"] == ["mutate", "validate"]
+
+
+@test
+def json_files_lists_and_stdin():
+    items = [json.loads(json.dumps({"apiVersion": "worker.gpustack.ai/v1", "kind": "ModelArtifact", "metadata": {"name": "a%d" % i},
+                                    "spec": {"source": {"image": {"reference": REF if i else "r.io/q:v1"}}}})) for i in range(3)]
+    path = write("list.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2))
+    code, objects, _ = verdicts([path])
+    assert [o[:2] for o in objects] == [("a0", "denied"), ("a1", "allowed"), ("a2", "allowed")], objects
+    assert [o[2] for o in objects] == [5, 19, 33], "each item's own line: %s" % objects
+    code, out, _ = run("-", stdin=artifact("from-stdin", REF).encode())
+    assert code == 0 and "(stdin):1: ModelArtifact from-stdin: allowed" in out, out
+
+
+@test
+def directories_are_walked_recursively():
+    d = os.path.join(WORK, "tree")
+    os.makedirs(os.path.join(d, "sub", "deeper"))
+    os.makedirs(os.path.join(d, ".git"))
+    write("tree/b.yaml", artifact("b", REF))
+    write("tree/sub/a.yml", artifact("a", REF))
+    write("tree/sub/deeper/c.json", json.dumps({"apiVersion": "worker.gpustack.ai/v1", "kind": "ModelArtifact", "metadata": {"name": "c"},
+                                                "spec": {"source": {"image": {"reference": REF}}}}))
+    write("tree/notes.txt", "not a manifest")
+    write("tree/.git/x.yaml", "broken: [")
+    code, objects, _ = verdicts([d])
+    assert code == 0 and [o[0] for o in objects] == ["b", "a", "c"], objects
+
+
+@test
+def broken_yaml_is_an_input_error_with_its_line():
+    path = write("broken.yaml", artifact("ok", REF) + "---\nmetadata:\n  name: x\n bad: indent\n")  # line 12 is off by one space
+    code, out, _ = run(path)
+    assert code == 2 and "broken.yaml:12:" in out, out
+    path = write("unclosed.yaml", "a: [1, 2\n")
+    code, out, _ = run(path)
+    assert code == 2 and "unclosed.yaml:" in out
+    path = write("notk8s.yaml", "just: a config\n")
+    code, out, _ = run(path)
+    assert code == 2 and "notk8s.yaml:1: not a Kubernetes object" in out, out
+
+
+@test
+def an_input_error_wins_over_denials():
+    denied = write("denied.yaml", artifact("tagged", "r.io/q:v1"))
+    code, _, _ = run(denied)
+    assert code == 1
+    code, out, _ = run(denied, os.path.join(WORK, "missing.yaml"))
+    assert code == 2 and "missing.yaml: no such file or directory" in out, out
+
+
+@test
+def usage_errors():
+    for args, says in [(["--no-such-flag", "x"], "no-such-flag"), (["--kube-version", "banana", MANIFESTS], "cannot be read"),
+                       (["--output", "xml", MANIFESTS], "--output must be"), ([], "name the manifests"),
+                       (["--nodes", "/nonexistent.yaml", MANIFESTS], "cannot read /nonexistent.yaml")]:
+        code, _, err = run(*args)
+        assert code == 2 and says in err, (args, code, err)
+
+
+@test
+def the_apiserver_version_is_said():
+    code, out, _ = run(os.path.join(MANIFESTS, "artifacts.yaml"))
+    assert "apiserver version: v1.35.0 (assumed" in out
+    code, out, _ = run("--kube-version", "v1.34.1", os.path.join(MANIFESTS, "artifacts.yaml"))
+    assert "apiserver version: v1.34.1\n" in out and "apiserver-floor" in out and code == 1
+    code, _, doc = verdicts(["--kube-version", "v1.36.0", os.path.join(MANIFESTS, "artifacts.yaml")])
+    assert doc["kubeVersion"] == "v1.36.0" and doc["kubeVersionAssumed"] is False
+
+
+@test
+def objects_the_webhook_never_sees_are_skipped():
+    code, objects, doc = verdicts([os.path.join(MANIFESTS, "workloads.yaml")])
+    skipped = {o["name"]: o["message"] for o in doc["objects"] if o["verdict"] == "skipped"}
+    assert set(skipped) == {"web", "vllm-settings"} and code == 0, skipped
+    assert "no label gpustack.ai/model-delivery: image" in skipped["web"]
+    assert doc["summary"] == {"objects": 4, "allowed": 2, "denied": 0, "skipped": 2, "errors": 0}
+
+
+@test
+def pinned_pods_use_the_nodes_among_the_inputs_or_a_nodes_file():
+    code, objects, _ = verdicts([os.path.join(MANIFESTS, "pods.yaml")])
+    assert ("qwen-7b-on-a100", "denied", 5) in objects, "without the Nodes, a pinned Pod's node does not exist"
+    code, objects, _ = verdicts(["--nodes", os.path.join(REPO, "examples", "nodes.yaml"), os.path.join(MANIFESTS, "pods.yaml")])
+    assert ("qwen-7b-on-a100", "allowed", 5) in objects and ("qwen-7b-on-t4", "denied", 18) in objects
+
+
+@test
+def junit_output_is_xml_with_a_testcase_per_object():
+    code, out, _ = run("--output", "junit", "examples/manifests")
+    root = ET.fromstring(out)
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 15, len(cases)
+    failures = [c for c in cases if c.find("failure") is not None]
+    skipped = [c for c in cases if c.find("skipped") is not None]
+    assert len(failures) == 4 and len(skipped) == 5
+    assert root.get("tests") == "15" and root.get("failures") == "4" and root.get("skipped") == "5"
+    names = [c.get("name") for c in failures]
+    assert "ModelArtifact gpustack/qwen2-5-7b-latest" in names
+    assert failures[0].find("failure").get("type") in ("digest-required", "patterns-forbidden", "node-floor", "two-weight-sources")
+    # markup in names and messages is escaped
+    path = write("markup.yaml", artifact("a-b", "r.io/<q>&\"x\":v1"))
+    code, out, _ = run("--output", "junit", path)
+    case = ET.fromstring(out).find("./testsuite/testcase")
+    assert "<q>&" in case.find("failure").text
+    code, out, _ = run("--output", "junit", os.path.join(WORK, "missing.yaml"))
+    assert code == 2 and ET.fromstring(out).find("./testsuite/testcase/error") is not None
+
+
+def review(kind, group, version, obj, endpoint):
+    body = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "u", "kind": {"group": group, "version": version, "kind": kind}, "operation": "CREATE",
+                        "name": obj["metadata"].get("name", ""), "namespace": obj["metadata"].get("namespace", ""), "object": obj}}
+    p = subprocess.run([BINARY, "review", "--endpoint", endpoint, "--nodes", os.path.join(MANIFESTS, "nodes.yaml"), "-"], input=json.dumps(body).encode(),
+                       capture_output=True, timeout=30)
+    return json.loads(p.stdout)["response"]
+
+
+def manifest_objects():
+    """The objects of examples/manifests in the order `test` reads them,
+    read by PyYAML: an independent reader."""
+    objects = []
+    for name in sorted(os.listdir(MANIFESTS)):
+        if not name.endswith((".yaml", ".yml", ".json")):
+            continue
+        with open(os.path.join(MANIFESTS, name)) as f:
+            for doc in yaml.safe_load_all(f):
+                if doc is None:
+                    continue
+                objects.extend(doc["items"] if doc.get("kind", "").endswith("List") and "items" in doc else [doc])
+    return objects
+
+
+@test
+def test_and_review_agree_on_every_example():
+    code, out, _ = run("--output", "json", "--show-patched", "examples/manifests")
+    doc = json.loads(out)
+    originals = manifest_objects()
+    assert len(originals) == len(doc["objects"]), (len(originals), len(doc["objects"]))
+    checked = 0
+    for o, original in zip(doc["objects"], originals):
+        assert (o["kind"], o["name"]) == (original["kind"], original["metadata"]["name"]), (o["name"], original["metadata"]["name"])
+        if o["verdict"] == "skipped":
+            continue
+        group, _, version = o["apiVersion"].rpartition("/")
+        first = review(o["kind"], group, version, original, o["endpoints"][0])
+        if o["endpoints"][0] == "mutate":
+            patch = json.loads(base64.b64decode(first["patch"])) if "patch" in first else None
+            assert patch == o["patch"], (o["name"], patch, o["patch"])
+        if o["verdict"] == "denied":
+            last = first if not first["allowed"] else review(o["kind"], group, version, o["patched"] or original, "validate")
+            assert last["allowed"] is False and last["auditAnnotations"]["rule"] == o["rule"] and last["status"]["message"] == o["message"], (o["name"], last)
+        else:
+            assert first["allowed"] is True, o["name"]
+            if o["patched"]:
+                assert review(o["kind"], group, version, o["patched"], "validate")["allowed"] is True
+        checked += 1
+    assert checked == 10, checked
+
+
+passed = failed = 0
+for fn in TESTS:
+    try:
+        fn()
+        passed += 1
+        print("ok   %s" % fn.__name__)
+    except Exception:
+        failed += 1
+        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
+print("test command: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
