@@ -2,12 +2,16 @@
 # Makes a CA and an ECDSA P-256 serving certificate for the webhook with openssl.
 #
 #   certs/gen-certs.sh [--out DIR] [--service NAME] [--namespace NS] [--days N] [--client NAME]
+#                      [--overlay DIR] [--secret FILE]
 #
 #   --out DIR        where to write (default: ./dev-certs)
 #   --service NAME   the webhook's Service (default: model-image-webhook)
 #   --namespace NS   its namespace (default: model-image-webhook)
 #   --days N         serving certificate lifetime (default: 365; the CA gets 10 years)
 #   --client NAME    also make a client certificate (client.crt, client.key) with that CN, for mTLS
+#   --overlay DIR    also write tls.crt, tls.key and the caBundle patches of the webhook
+#                    configurations into DIR (manifests/overlays/self-signed)
+#   --secret FILE    also write the kubernetes.io/tls Secret as a manifest to FILE
 #
 # Writes DIR/ca.crt, DIR/ca.key, DIR/tls.crt (leaf then CA), DIR/tls.key. An existing CA in DIR is
 # kept, so running it again rotates the serving certificate under the same CA (the caBundle the
@@ -15,7 +19,7 @@
 # SANs: localhost, 127.0.0.1, ::1, NAME, NAME.NS, NAME.NS.svc, NAME.NS.svc.cluster.local.
 set -euo pipefail
 
-out=./dev-certs service=model-image-webhook namespace=model-image-webhook days=365 client=""
+out=./dev-certs service=model-image-webhook namespace=model-image-webhook days=365 client="" overlay="" secret=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -23,7 +27,9 @@ while [[ $# -gt 0 ]]; do
     --namespace) namespace=$2; shift 2 ;;
     --days) days=$2; shift 2 ;;
     --client) client=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --overlay) overlay=$2; shift 2 ;;
+    --secret) secret=$2; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "gen-certs.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,4 +78,28 @@ EXT
   cp "$work/client.crt" "$out/client.crt"
 fi
 chmod 0644 "$out/ca.crt" "$out/tls.crt"
-echo "wrote $out: ca.crt, tls.crt, tls.key${client:+, client.crt, client.key} (serving certificate for $service.$namespace.svc, localhost, 127.0.0.1, ::1)"
+
+ca_bundle=$(base64 -w0 <"$out/ca.crt")
+if [[ -n "$overlay" ]]; then
+  mkdir -p "$overlay"
+  cp "$out/tls.crt" "$overlay/tls.crt"
+  cp "$out/tls.key" "$overlay/tls.key"
+  { echo "# The CA of the serving certificate, written by certs/gen-certs.sh."
+    for i in 0 1; do echo "- {op: add, path: /webhooks/$i/clientConfig/caBundle, value: $ca_bundle}"; done; } >"$overlay/cabundle-validating.yaml"
+  { echo "# The CA of the serving certificate, written by certs/gen-certs.sh."
+    echo "- {op: add, path: /webhooks/0/clientConfig/caBundle, value: $ca_bundle}"; } >"$overlay/cabundle-mutating.yaml"
+fi
+if [[ -n "$secret" ]]; then
+  cat >"$secret" <<SECRET
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $service-tls
+  namespace: $namespace
+type: kubernetes.io/tls
+data:
+  tls.crt: $(base64 -w0 <"$out/tls.crt")
+  tls.key: $(base64 -w0 <"$out/tls.key")
+SECRET
+fi
+echo "wrote $out: ca.crt, tls.crt, tls.key${client:+, client.crt, client.key} (serving certificate for $service.$namespace.svc, localhost, 127.0.0.1, ::1)${overlay:+; the overlay files in $overlay}${secret:+; the Secret in $secret}"

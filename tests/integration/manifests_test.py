@@ -1,0 +1,199 @@
+#!/usr/bin/python3
+"""The deployment manifests: every kustomize target renders with kubectl,
+every rendered object is valid under the Kubernetes 1.35 OpenAPI schemas, and
+the webhook configurations are safe (checked on the rendered YAML).
+
+  manifests_test.py REPO_DIR
+Exit 77 (skipped) when kubectl is not installed.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import jsonschema
+import yaml
+
+REPO = os.path.abspath(sys.argv[1])
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "openapi")
+if shutil.which("kubectl") is None:
+    print("kubectl is not installed: the manifests cannot be rendered here")
+    sys.exit(77)
+
+
+def strict(schema):
+    if isinstance(schema, dict):
+        out = {k: strict(v) for k, v in schema.items()}
+        if "properties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [strict(v) for v in schema]
+    return schema
+
+
+DOCS = {}
+for name in os.listdir(FIXTURES):
+    with open(os.path.join(FIXTURES, name)) as f:
+        components = strict(json.load(f)["components"])
+    for schema_name, schema in components["schemas"].items():
+        for gvk in schema.get("x-kubernetes-group-version-kind", []):
+            DOCS[(gvk["group"], gvk["version"], gvk["kind"])] = (schema_name, components)
+
+# Kinds of other projects, whose schemas are not here: rendered, not validated.
+FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate")}
+
+WORK = tempfile.mkdtemp(prefix="miw-manifests-")
+MANIFESTS = os.path.join(WORK, "manifests")
+shutil.copytree(os.path.join(REPO, "manifests"), MANIFESTS)
+subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", os.path.join(WORK, "certs"), "--overlay",
+                os.path.join(MANIFESTS, "overlays", "self-signed")], check=True, capture_output=True)
+TARGETS = ["base", "overlays/cert-manager", "overlays/self-signed"]
+
+
+def render(target):
+    run = subprocess.run(["kubectl", "kustomize", os.path.join(MANIFESTS, target)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return [d for d in yaml.safe_load_all(run.stdout) if d]
+
+
+def gvk(obj):
+    group, _, version = obj["apiVersion"].rpartition("/")
+    return (group, version, obj["kind"])
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+@test
+def every_target_renders_to_valid_objects():
+    for target in TARGETS:
+        objects = render(target)
+        assert objects, target
+        for obj in objects:
+            key = gvk(obj)
+            if key in FOREIGN:
+                continue
+            assert key in DOCS, "%s: no schema for %s" % (target, key)
+            name, components = DOCS[key]
+            schema = {"$ref": "#/components/schemas/" + name, "components": components}
+            try:
+                jsonschema.Draft7Validator(schema).validate(obj)
+            except jsonschema.ValidationError as e:
+                raise AssertionError("%s: %s %s: %s at %s" % (target, obj["kind"], obj["metadata"]["name"], e.message, list(e.absolute_path)))
+
+
+def webhooks(target):
+    objects = render(target)
+    v = [o for o in objects if o["kind"] == "ValidatingWebhookConfiguration"]
+    m = [o for o in objects if o["kind"] == "MutatingWebhookConfiguration"]
+    assert len(v) == 1 and len(m) == 1
+    return v[0], m[0], objects
+
+
+@test
+def every_webhook_is_safe_for_the_cluster():
+    for target in TARGETS:
+        v, m, _ = webhooks(target)
+        for hook in v["webhooks"] + m["webhooks"]:
+            name = "%s %s" % (target, hook["name"])
+            assert hook["admissionReviewVersions"] == ["v1"], name
+            assert hook["sideEffects"] == "None", name
+            assert hook["matchPolicy"] == "Equivalent", name
+            assert hook["failurePolicy"] == "Fail", name
+            assert 1 <= hook["timeoutSeconds"] <= 10, name
+            svc = hook["clientConfig"]["service"]
+            assert (svc["name"], svc["namespace"], svc["port"]) == ("model-image-webhook", "model-image-webhook", 443), name
+            excluded = [e for e in hook["namespaceSelector"]["matchExpressions"] if e["key"] == "kubernetes.io/metadata.name"]
+            assert excluded and excluded[0]["operator"] == "NotIn" and {"kube-system", "model-image-webhook"} <= set(excluded[0]["values"]), name
+
+
+@test
+def the_validating_webhooks_send_artifacts_and_pinned_pods_with_image_volumes():
+    v, _, _ = webhooks("base")
+    by_name = {h["name"]: h for h in v["webhooks"]}
+    artifacts = by_name["modelartifacts.model-image-webhook.gpustack.ai"]
+    assert artifacts["clientConfig"]["service"]["path"] == "/validate"
+    assert artifacts["rules"] == [{"apiGroups": ["worker.gpustack.ai"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"],
+                                   "resources": ["modelartifacts"], "scope": "*"}]
+    pods = by_name["pinned-pods.model-image-webhook.gpustack.ai"]
+    assert pods["clientConfig"]["service"]["path"] == "/validate"
+    assert pods["rules"][0]["resources"] == ["pods"] and pods["rules"][0]["operations"] == ["CREATE"]
+    conditions = {c["name"]: c["expression"] for c in pods["matchConditions"]}
+    assert "v.image" in conditions["mounts-an-image-volume"] and "nodeName" in conditions["pinned-to-a-node"]
+
+
+@test
+def the_mutating_webhook_sends_opted_in_pods_and_workloads():
+    _, m, _ = webhooks("base")
+    hook = m["webhooks"][0]
+    assert hook["clientConfig"]["service"]["path"] == "/mutate"
+    assert hook["reinvocationPolicy"] == "IfNeeded"
+    assert hook["objectSelector"] == {"matchLabels": {"gpustack.ai/model-delivery": "image"}}
+    resources = {(g, r) for rule in hook["rules"] for g in rule["apiGroups"] for r in rule["resources"]}
+    assert resources == {("", "pods"), ("apps", "deployments"), ("apps", "statefulsets"), ("apps", "daemonsets"), ("apps", "replicasets"),
+                         ("batch", "jobs"), ("batch", "cronjobs"), ("leaderworkerset.x-k8s.io", "leaderworkersets")}, resources
+    pods = [r for r in hook["rules"] if r["resources"] == ["pods"]][0]
+    assert pods["operations"] == ["CREATE"], "a Pod's volumes cannot change after creation"
+
+
+@test
+def the_deployment_survives_drains_and_runs_restricted():
+    _, _, objects = webhooks("base")
+    d = [o for o in objects if o["kind"] == "Deployment"][0]
+    spec = d["spec"]
+    assert spec["replicas"] >= 2 and spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    pod = spec["template"]["spec"]
+    assert pod["topologySpreadConstraints"][0]["topologyKey"] == "kubernetes.io/hostname"
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+    c = pod["containers"][0]
+    sc = c["securityContext"]
+    assert sc["allowPrivilegeEscalation"] is False and sc["readOnlyRootFilesystem"] is True and sc["capabilities"]["drop"] == ["ALL"]
+    assert c["readinessProbe"]["httpGet"]["path"] == "/readyz" and c["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert c["resources"]["requests"]["memory"] and c["resources"]["limits"]["memory"]
+    assert any(a.startswith("--tls-cert=/etc/model-image-webhook/tls/") for a in c["args"])
+    mount = [mt for mt in c["volumeMounts"] if mt["name"] == "tls"][0]
+    assert "subPath" not in mount, "the Secret is mounted as a directory, so rotation reaches the files"
+    pdb = [o for o in objects if o["kind"] == "PodDisruptionBudget"][0]
+    assert pdb["spec"]["minAvailable"] == 1
+    roles = [o for o in objects if o["kind"] == "ClusterRole"]
+    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}], "get on nodes, nothing else"
+
+
+@test
+def each_overlay_brings_the_certificate_and_the_ca_bundle():
+    v, m, objects = webhooks("overlays/self-signed")
+    secret = [o for o in objects if o["kind"] == "Secret"][0]
+    assert secret["metadata"]["name"] == "model-image-webhook-tls" and secret["type"] == "kubernetes.io/tls"
+    with open(os.path.join(WORK, "certs", "ca.crt"), "rb") as f:
+        import base64
+        ca = base64.b64encode(f.read()).decode()
+    assert all(h["clientConfig"]["caBundle"] == ca for h in v["webhooks"] + m["webhooks"])
+    v, m, objects = webhooks("overlays/cert-manager")
+    for config in (v, m):
+        assert config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "model-image-webhook/model-image-webhook-serving"
+    serving = [o for o in objects if o["kind"] == "Certificate" and o["metadata"]["name"] == "model-image-webhook-serving"][0]
+    assert serving["spec"]["secretName"] == "model-image-webhook-tls"
+    assert "model-image-webhook.model-image-webhook.svc" in serving["spec"]["dnsNames"]
+
+
+passed = failed = 0
+for fn in TESTS:
+    try:
+        fn()
+        passed += 1
+        print("ok   %s" % fn.__name__)
+    except Exception:
+        failed += 1
+        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
+shutil.rmtree(WORK, ignore_errors=True)
+print("manifests: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
