@@ -12,6 +12,7 @@ namespace miw {
 
 // A JSON string literal: quoted, with '"', '\\' and control characters escaped.
 std::string json_string(std::string_view text);
+void append_json_string(std::string& out, std::string_view text);
 
 // One reference token of a JSON Pointer (RFC 6901): '~' as "~0", '/' as "~1".
 std::string pointer_token(std::string_view key);

@@ -199,8 +199,11 @@ int run_serve(int argc, char** argv) {
     context.limits.idle_timeout = durations["idle-timeout"];
 
     // Reviews that may wait on Node lookups run here, off the I/O threads.
-    net::thread_pool blocking(8);
-    if (api_nodes) context.blocking = &blocking;
+    std::optional<net::thread_pool> blocking;
+    if (api_nodes) {
+        blocking.emplace(8);
+        context.blocking = &*blocking;
+    }
 
     unsigned threads = parsed["threads"].as<unsigned>();
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -314,7 +317,7 @@ int run_serve(int argc, char** argv) {
     for (unsigned i = 1; i < threads; ++i) workers.emplace_back([&io] { io.run(); });
     io.run();
     for (auto& w : workers) w.join();
-    blocking.join();
+    if (blocking) blocking->join();
     version_refresh.stop();
     Log::instance().flush();
     return 0;

@@ -15,6 +15,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <memory>
 #include <new>
 
 namespace miw {
@@ -511,7 +512,9 @@ std::string write_review(std::string_view api_version, std::string_view uid, con
     if (!d.allowed) write_status(w, d);
     if (!d.patch.empty()) {
         write_key(w, "patch");
-        write_string(w, base64_encode(d.patch));
+        // base64 needs no escaping: written as it is, quotes included.
+        const std::string quoted = "\"" + base64_encode(d.patch) + "\"";
+        w.RawValue(quoted.data(), quoted.size(), rapidjson::kStringType);
         write_key(w, "patchType");
         write_string(w, "JSONPatch");
     }
@@ -585,8 +588,14 @@ std::string parse_document(std::string& text, Document& doc) {
     return {};
 }
 
+// The DOM of a review lives in a per-thread arena: no allocation for the
+// common request, and pages beyond it only for large objects.
+constexpr std::size_t kArenaBytes = 256u << 10;
+
 ReviewResult answer(std::string& body, const ReviewContext& context, std::string& uid_seen, std::string& api_version_seen) {
-    Document doc;
+    thread_local const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
+    rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes);
+    Document doc(&pool);
     if (std::string error = parse_document(body, doc); !error.empty()) return unreadable("the request body cannot be read: " + error);
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
 

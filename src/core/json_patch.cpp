@@ -4,29 +4,35 @@
 
 namespace miw {
 
-std::string json_string(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
+void append_json_string(std::string& out, std::string_view text) {
     out += '"';
-    for (char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
+    std::size_t clean = 0;  // start of the run that needs no escape
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(text.data() + clean, i - clean);
+        clean = i + 1;
         switch (c) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
             case '\n': out += "\\n"; break;
             case '\r': out += "\\r"; break;
             case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-                    out += buf;
-                } else {
-                    out += ch;
-                }
+            default: {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+                out += buf;
+            }
         }
     }
+    out.append(text.data() + clean, text.size() - clean);
     out += '"';
+}
+
+std::string json_string(std::string_view text) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    append_json_string(out, text);
     return out;
 }
 
@@ -77,7 +83,7 @@ std::string JsonPatch::to_json() const {
         out += "{\"op\":\"";
         out += op.name;
         out += "\",\"path\":";
-        out += json_string(op.path);
+        append_json_string(out, op.path);
         if (!op.value.empty()) {
             out += ",\"value\":";
             out += op.value;

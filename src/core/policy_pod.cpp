@@ -41,10 +41,20 @@ bool is_cache_path(std::string_view mount_path, const std::vector<std::string_vi
     return false;
 }
 
+bool equals_ignoring_case(std::string_view a, std::string_view upper) {
+    if (a.size() != upper.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::toupper(static_cast<unsigned char>(a[i])) != upper[i]) return false;
+    }
+    return true;
+}
+
 bool is_stripped_env(std::string_view name) {
-    std::string upper(name);
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return upper.rfind("HF_", 0) == 0 || contains(kProxyEnv, upper);
+    if (name.size() >= 3 && equals_ignoring_case(name.substr(0, 3), "HF_")) return true;
+    for (std::string_view proxy : kProxyEnv) {
+        if (equals_ignoring_case(name, proxy)) return true;
+    }
+    return false;
 }
 
 template <class F>

@@ -110,23 +110,22 @@ std::string printable_line(std::string_view text, std::size_t max_bytes) {
 
 std::string base64_encode(std::string_view bytes) {
     static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
+    std::string out((bytes.size() + 2) / 3 * 4, '=');
+    const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+    char* o = out.data();
     std::size_t i = 0;
-    for (; i + 3 <= bytes.size(); i += 3) {
-        const unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
-        out += kAlphabet[(n >> 18) & 63];
-        out += kAlphabet[(n >> 12) & 63];
-        out += kAlphabet[(n >> 6) & 63];
-        out += kAlphabet[n & 63];
+    for (; i + 3 <= bytes.size(); i += 3, o += 4) {
+        const unsigned n = (unsigned{in[i]} << 16) | (unsigned{in[i + 1]} << 8) | in[i + 2];
+        o[0] = kAlphabet[(n >> 18) & 63];
+        o[1] = kAlphabet[(n >> 12) & 63];
+        o[2] = kAlphabet[(n >> 6) & 63];
+        o[3] = kAlphabet[n & 63];
     }
     if (const std::size_t rest = bytes.size() - i; rest > 0) {
-        unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-        if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-        out += kAlphabet[(n >> 18) & 63];
-        out += kAlphabet[(n >> 12) & 63];
-        out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-        out += '=';
+        const unsigned n = (unsigned{in[i]} << 16) | (rest == 2 ? unsigned{in[i + 1]} << 8 : 0u);
+        o[0] = kAlphabet[(n >> 18) & 63];
+        o[1] = kAlphabet[(n >> 12) & 63];
+        if (rest == 2) o[2] = kAlphabet[(n >> 6) & 63];
     }
     return out;
 }

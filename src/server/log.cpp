@@ -12,21 +12,30 @@ namespace {
 
 constexpr std::size_t kFlushAt = 64 * 1024;
 
-std::string timestamp() {
+// "2026-11-30T01:02:03.456Z": the part up to the seconds is formatted once a
+// second per thread.
+void append_timestamp(std::string& out) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
     const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                  static_cast<int>(millis));
-    return buf;
+    thread_local std::time_t cached_second = -1;
+    thread_local char cached[32];
+    if (seconds != cached_second) {
+        std::tm utc{};
+        gmtime_r(&seconds, &utc);
+        std::snprintf(cached, sizeof cached, "%04d-%02d-%02dT%02d:%02d:%02d", (utc.tm_year + 1900) % 10000, (utc.tm_mon + 1) % 100, utc.tm_mday % 100,
+                      utc.tm_hour % 100, utc.tm_min % 100, utc.tm_sec % 100);
+        cached_second = seconds;
+    }
+    char ms[8];
+    std::snprintf(ms, sizeof ms, ".%03dZ", static_cast<int>(millis));
+    out += cached;
+    out += ms;
 }
 
 void append_value(std::string& out, const Log::Value& value) {
     if (const auto* s = std::get_if<std::string_view>(&value)) {
-        out += json_string(*s);
+        append_json_string(out, *s);
     } else if (const auto* i = std::get_if<long long>(&value)) {
         out += std::to_string(*i);
     } else if (const auto* d = std::get_if<double>(&value)) {
@@ -46,10 +55,17 @@ Log& Log::instance() {
 }
 
 void Log::write(std::string_view level, std::string_view message, std::initializer_list<Field> fields) {
-    std::string line = "{\"time\":\"" + timestamp() + "\",\"level\":" + json_string(level) + ",\"msg\":" + json_string(message);
+    std::string line;
+    line.reserve(320);
+    line += "{\"time\":\"";
+    append_timestamp(line);
+    line += "\",\"level\":";
+    append_json_string(line, level);
+    line += ",\"msg\":";
+    append_json_string(line, message);
     for (const auto& [key, value] : fields) {
         line += ',';
-        line += json_string(key);
+        append_json_string(line, key);
         line += ':';
         append_value(line, value);
     }

@@ -50,23 +50,41 @@ long resident_bytes() {
 
 }  // namespace
 
-std::string_view kind_label(std::string_view kind) {
-    static constexpr std::string_view kKnown[] = {"ModelArtifact", "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "LeaderWorkerSet"};
-    for (std::string_view k : kKnown) {
-        if (k == kind) return k;
+namespace {
+
+constexpr std::string_view kEndpointLabels[] = {"validate", "mutate"};
+constexpr std::string_view kKindLabels[] = {"ModelArtifact", "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "LeaderWorkerSet",
+                                            "other", ""};
+constexpr std::string_view kOperationLabels[] = {"CREATE", "UPDATE", "DELETE", "CONNECT", ""};
+constexpr std::string_view kVerdictLabels[] = {"allowed", "denied", "bad-request", "unreadable", "internal-error"};
+
+template <std::size_t N>
+std::size_t index_of(const std::string_view (&labels)[N], std::string_view value, std::size_t otherwise) {
+    for (std::size_t i = 0; i < N; ++i) {
+        if (labels[i] == value) return i;
     }
-    return kind.empty() ? std::string_view("") : std::string_view("other");
+    return otherwise;
+}
+
+}  // namespace
+
+std::string_view kind_label(std::string_view kind) {
+    if (kind.empty()) return "";
+    return kKindLabels[index_of(kKindLabels, kind, 9)];
 }
 
 void Metrics::observe_review(std::string_view endpoint, std::string_view kind, std::string_view operation, std::string_view verdict, double seconds) {
-    std::lock_guard lock(mutex_);
-    ++reviews_[{std::string(endpoint), std::string(kind_label(kind)), std::string(operation), std::string(verdict)}];
-    Histogram& h = latency_[std::string(endpoint)];
+    const std::size_t e = index_of(kEndpointLabels, endpoint, 0);
+    const std::size_t k = kind.empty() ? 10 : index_of(kKindLabels, kind, 9);
+    const std::size_t o = index_of(kOperationLabels, operation, 4);
+    const std::size_t v = index_of(kVerdictLabels, verdict, 4);
+    reviews_[((e * kKinds + k) * kOperations + o) * kVerdicts + v].fetch_add(1, std::memory_order_relaxed);
+    Histogram& h = latency_[e];
     for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-        if (seconds <= kBuckets[i]) ++h.buckets[i];
+        if (seconds <= kBuckets[i]) h.buckets[i].fetch_add(1, std::memory_order_relaxed);
     }
-    ++h.count;
-    h.sum += seconds;
+    h.count.fetch_add(1, std::memory_order_relaxed);
+    h.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
 }
 
 void Metrics::observe_http(int status) {
@@ -94,20 +112,31 @@ std::string Metrics::render() const {
     out.reserve(4096);
     std::lock_guard lock(mutex_);
     header(out, "miw_admission_requests_total", "counter", "Admission reviews answered, by endpoint, kind, operation and verdict.");
-    for (const auto& [key, count] : reviews_) {
-        const auto& [endpoint, kind, operation, verdict] = key;
-        out += "miw_admission_requests_total{endpoint=" + label(endpoint) + ",kind=" + label(kind) + ",operation=" + label(operation) +
-               ",verdict=" + label(verdict) + "} " + std::to_string(count) + "\n";
+    for (std::size_t e = 0; e < kEndpoints; ++e) {
+        for (std::size_t k = 0; k < kKinds; ++k) {
+            for (std::size_t o = 0; o < kOperations; ++o) {
+                for (std::size_t v = 0; v < kVerdicts; ++v) {
+                    const std::uint64_t n = reviews_[((e * kKinds + k) * kOperations + o) * kVerdicts + v].load(std::memory_order_relaxed);
+                    if (n == 0) continue;
+                    out += "miw_admission_requests_total{endpoint=" + label(kEndpointLabels[e]) + ",kind=" + label(kKindLabels[k]) +
+                           ",operation=" + label(kOperationLabels[o]) + ",verdict=" + label(kVerdictLabels[v]) + "} " + std::to_string(n) + "\n";
+                }
+            }
+        }
     }
     header(out, "miw_admission_request_duration_seconds", "histogram", "Time from a complete request body to its answer, by endpoint.");
-    for (const auto& [endpoint, h] : latency_) {
+    for (std::size_t e = 0; e < kEndpoints; ++e) {
+        const Histogram& h = latency_[e];
+        const std::uint64_t count = h.count.load(std::memory_order_relaxed);
+        if (count == 0) continue;
+        const std::string endpoint = label(kEndpointLabels[e]);
         for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-            out += "miw_admission_request_duration_seconds_bucket{endpoint=" + label(endpoint) + ",le=\"" + number(kBuckets[i]) + "\"} " +
-                   std::to_string(h.buckets[i]) + "\n";
+            out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"" + number(kBuckets[i]) + "\"} " +
+                   std::to_string(h.buckets[i].load(std::memory_order_relaxed)) + "\n";
         }
-        out += "miw_admission_request_duration_seconds_bucket{endpoint=" + label(endpoint) + ",le=\"+Inf\"} " + std::to_string(h.count) + "\n";
-        out += "miw_admission_request_duration_seconds_sum{endpoint=" + label(endpoint) + "} " + number(h.sum) + "\n";
-        out += "miw_admission_request_duration_seconds_count{endpoint=" + label(endpoint) + "} " + std::to_string(h.count) + "\n";
+        out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"+Inf\"} " + std::to_string(count) + "\n";
+        out += "miw_admission_request_duration_seconds_sum{endpoint=" + endpoint + "} " + number(static_cast<double>(h.sum_ns.load()) / 1e9) + "\n";
+        out += "miw_admission_request_duration_seconds_count{endpoint=" + endpoint + "} " + std::to_string(count) + "\n";
     }
     header(out, "miw_http_responses_total", "counter", "HTTP answers other than admission reviews, by status code.");
     for (const auto& [status, count] : http_) out += "miw_http_responses_total{code=\"" + std::to_string(status) + "\"} " + std::to_string(count) + "\n";

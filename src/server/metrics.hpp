@@ -9,7 +9,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <tuple>
 
 namespace miw::server {
 
@@ -37,15 +36,18 @@ public:
 
 private:
     static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+    static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 5;
+    // Lock-free on the hot path: one counter per label combination, which
+    // the fixed label sets keep small.
     struct Histogram {
-        std::array<std::uint64_t, kBuckets.size()> buckets{};
-        std::uint64_t count = 0;
-        double sum = 0;
+        std::array<std::atomic<std::uint64_t>, kBuckets.size()> buckets{};
+        std::atomic<std::uint64_t> count{0};
+        std::atomic<std::uint64_t> sum_ns{0};
     };
+    std::array<std::atomic<std::uint64_t>, kEndpoints * kKinds * kOperations * kVerdicts> reviews_{};
+    std::array<Histogram, kEndpoints> latency_{};
 
-    mutable std::mutex mutex_;
-    std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> reviews_;
-    std::map<std::string, Histogram> latency_;
+    mutable std::mutex mutex_;  // for the rarely written maps below
     std::map<int, std::uint64_t> http_;
     std::map<std::string, std::uint64_t> node_lookups_;
     std::string apiserver_version_;
