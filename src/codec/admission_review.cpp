@@ -121,11 +121,29 @@ struct RequestError {
     std::string message;
 };
 
+// Where a value sits in the request, for messages: a chain of names and
+// indices that becomes text only when an error is reported.
+struct Path {
+    const Path* parent = nullptr;
+    std::string_view name;  // a member name (or the root's text)
+    std::size_t index = 0;
+    bool is_index = false;
+
+    Path member(std::string_view n) const { return Path{this, n, 0, false}; }
+    Path at(std::size_t i) const { return Path{this, {}, i, true}; }
+    std::string str() const {
+        std::string out = parent != nullptr ? parent->str() : std::string();
+        if (is_index) return out + "[" + std::to_string(index) + "]";
+        if (!out.empty()) out += '.';
+        return out + std::string(name);
+    }
+};
+
 // Reads an optional string member; an error when it holds anything else.
-std::optional<RequestError> optional_string(const Value* obj, std::string_view name, std::string_view path, std::string_view& out) {
+std::optional<RequestError> optional_string(const Value* obj, std::string_view name, const Path& parent, std::string_view& out) {
     const Value* v = member(obj, name);
     if (v == nullptr || v->IsNull()) return std::nullopt;
-    if (!v->IsString()) return RequestError{std::string(path) + " must be a string, not " + std::string(to_string(type_of(v)))};
+    if (!v->IsString()) return RequestError{parent.member(name).str() + " must be a string, not " + std::string(to_string(type_of(v)))};
     out = view(*v);
     return std::nullopt;
 }
@@ -133,9 +151,10 @@ std::optional<RequestError> optional_string(const Value* obj, std::string_view n
 std::optional<RequestError> read_kind(const Value* request, GroupVersionKind& kind) {
     const Value* k = member(request, "kind");
     if (k == nullptr || !k->IsObject()) return RequestError{"request.kind must be an object with group, version and kind"};
-    if (auto e = optional_string(k, "group", "request.kind.group", kind.group)) return e;
-    if (auto e = optional_string(k, "version", "request.kind.version", kind.version)) return e;
-    if (auto e = optional_string(k, "kind", "request.kind.kind", kind.kind)) return e;
+    const Path path{nullptr, "request.kind"};
+    if (auto e = optional_string(k, "group", path, kind.group)) return e;
+    if (auto e = optional_string(k, "version", path, kind.version)) return e;
+    if (auto e = optional_string(k, "kind", path, kind.kind)) return e;
     if (kind.kind.empty()) return RequestError{"request.kind.kind is missing or empty"};
     return std::nullopt;
 }
@@ -177,34 +196,33 @@ bool truthy(const Value& v) {
     return false;
 }
 
-std::string indexed(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
-
 // An optional array member: absent or null leaves present false; anything
 // but an array is an error.
-std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const std::string& path, const Value*& out, bool& present) {
+std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const Path& parent, const Value*& out, bool& present) {
     out = member(&obj, name);
     present = out != nullptr && !out->IsNull();
-    if (present && !out->IsArray()) return RequestError{path + "." + std::string(name) + " must be an array, not " + std::string(to_string(type_of(out)))};
+    if (present && !out->IsArray()) return RequestError{parent.member(name).str() + " must be an array, not " + std::string(to_string(type_of(out)))};
     if (!present) out = nullptr;
     return std::nullopt;
 }
 
-std::optional<RequestError> object_element(const Value& element, const std::string& path) {
-    if (!element.IsObject()) return RequestError{path + " must be an object, not " + std::string(to_string(type_of(&element)))};
+std::optional<RequestError> object_element(const Value& element, const Path& path) {
+    if (!element.IsObject()) return RequestError{path.str() + " must be an object, not " + std::string(to_string(type_of(&element)))};
     return std::nullopt;
 }
 
-std::optional<RequestError> read_env(const Value& container, const std::string& path, ContainerView& c) {
+std::optional<RequestError> read_env(const Value& container, const Path& path, ContainerView& c) {
     const Value* env = nullptr;
     if (auto e = optional_array(container, "env", path, env, c.has_env)) return e;
     if (env == nullptr) return std::nullopt;
+    const Path list = path.member("env");
     c.env.reserve(env->Size());
     for (SizeType i = 0; i < env->Size(); ++i) {
         const Value& item = (*env)[i];
-        const std::string item_path = indexed(path + ".env", i);
+        const Path item_path = list.at(i);
         if (auto e = object_element(item, item_path)) return e;
         EnvVarView var;
-        if (auto e = optional_string(&item, "name", item_path + ".name", var.name)) return e;
+        if (auto e = optional_string(&item, "name", item_path, var.name)) return e;
         if (const Value* value = member(&item, "value"); value != nullptr && value->IsString()) {
             var.has_string_value = true;
             var.value = view(*value);
@@ -214,18 +232,19 @@ std::optional<RequestError> read_env(const Value& container, const std::string& 
     return std::nullopt;
 }
 
-std::optional<RequestError> read_mounts(const Value& container, const std::string& path, ContainerView& c) {
+std::optional<RequestError> read_mounts(const Value& container, const Path& path, ContainerView& c) {
     const Value* mounts = nullptr;
     if (auto e = optional_array(container, "volumeMounts", path, mounts, c.has_volume_mounts)) return e;
     if (mounts == nullptr) return std::nullopt;
+    const Path list = path.member("volumeMounts");
     c.volume_mounts.reserve(mounts->Size());
     for (SizeType i = 0; i < mounts->Size(); ++i) {
         const Value& item = (*mounts)[i];
-        const std::string item_path = indexed(path + ".volumeMounts", i);
+        const Path item_path = list.at(i);
         if (auto e = object_element(item, item_path)) return e;
         VolumeMountView m;
-        if (auto e = optional_string(&item, "name", item_path + ".name", m.name)) return e;
-        if (auto e = optional_string(&item, "mountPath", item_path + ".mountPath", m.mount_path)) return e;
+        if (auto e = optional_string(&item, "name", item_path, m.name)) return e;
+        if (auto e = optional_string(&item, "mountPath", item_path, m.mount_path)) return e;
         for (auto it = item.MemberBegin(); it != item.MemberEnd(); ++it) {
             const std::string_view key = view(it->name);
             if (key == "readOnly") m.read_only = it->value.IsTrue();
@@ -236,7 +255,7 @@ std::optional<RequestError> read_mounts(const Value& container, const std::strin
     return std::nullopt;
 }
 
-std::optional<RequestError> read_argv(const Value& container, std::string_view name, const std::string& path, std::vector<ArgView>& out) {
+std::optional<RequestError> read_argv(const Value& container, std::string_view name, const Path& path, std::vector<ArgView>& out) {
     const Value* argv = nullptr;
     bool present = false;
     if (auto e = optional_array(container, name, path, argv, present)) return e;
@@ -249,18 +268,19 @@ std::optional<RequestError> read_argv(const Value& container, std::string_view n
     return std::nullopt;
 }
 
-std::optional<RequestError> read_containers(const Value& spec, std::string_view field, const std::string& spec_path, std::vector<ContainerView>& out) {
+std::optional<RequestError> read_containers(const Value& spec, std::string_view field, const Path& spec_path, std::vector<ContainerView>& out) {
     const Value* list = nullptr;
     bool present = false;
     if (auto e = optional_array(spec, field, spec_path, list, present)) return e;
     if (list == nullptr) return std::nullopt;
+    const Path list_path = spec_path.member(field);
     out.reserve(list->Size());
     for (SizeType i = 0; i < list->Size(); ++i) {
         const Value& item = (*list)[i];
-        const std::string path = indexed(spec_path + "." + std::string(field), i);
+        const Path path = list_path.at(i);
         if (auto e = object_element(item, path)) return e;
         ContainerView c;
-        if (auto e = optional_string(&item, "name", path + ".name", c.name)) return e;
+        if (auto e = optional_string(&item, "name", path, c.name)) return e;
         if (auto e = read_env(item, path, c)) return e;
         if (auto e = read_mounts(item, path, c)) return e;
         if (const Value* env_from = member(&item, "envFrom")) c.has_env_from = truthy(*env_from);
@@ -286,25 +306,27 @@ bool only_image_source(const Value& volume) {
     return true;
 }
 
-std::optional<RequestError> read_volumes(const Value& spec, const std::string& spec_path, PodSpecView& out) {
+std::optional<RequestError> read_volumes(const Value& spec, const Path& spec_path, PodSpecView& out) {
     const Value* list = nullptr;
     if (auto e = optional_array(spec, "volumes", spec_path, list, out.has_volumes)) return e;
     if (list == nullptr) return std::nullopt;
+    const Path list_path = spec_path.member("volumes");
     out.volumes.reserve(list->Size());
     for (SizeType i = 0; i < list->Size(); ++i) {
         const Value& item = (*list)[i];
-        const std::string path = indexed(spec_path + ".volumes", i);
+        const Path path = list_path.at(i);
         if (auto e = object_element(item, path)) return e;
         VolumeView v;
-        if (auto e = optional_string(&item, "name", path + ".name", v.name)) return e;
+        if (auto e = optional_string(&item, "name", path, v.name)) return e;
         const Value* empty_dir = member(&item, "emptyDir");
         v.empty_dir = empty_dir != nullptr && !empty_dir->IsNull();
         const Value* image = member(&item, "image");
         if (image != nullptr && !image->IsNull()) {
-            if (auto e = object_element(*image, path + ".image")) return e;
+            const Path image_path = path.member("image");
+            if (auto e = object_element(*image, image_path)) return e;
             v.image = true;
-            if (auto e = optional_string(image, "reference", path + ".image.reference", v.image_reference)) return e;
-            if (auto e = optional_string(image, "pullPolicy", path + ".image.pullPolicy", v.image_pull_policy)) return e;
+            if (auto e = optional_string(image, "reference", image_path, v.image_reference)) return e;
+            if (auto e = optional_string(image, "pullPolicy", image_path, v.image_pull_policy)) return e;
             v.only_image_source = only_image_source(item);
         }
         out.volumes.push_back(v);
@@ -344,11 +366,12 @@ std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view po
     out.pointer = pointer;
     out.field_path = std::string(pointer.substr(1));
     std::replace(out.field_path.begin(), out.field_path.end(), '/', '.');
-    const std::string path = "request.object." + out.field_path;
+    const Path object{nullptr, "request.object"};
+    const Path path = object.member(out.field_path);
     if (auto e = read_volumes(spec, path, out)) return e;
     if (auto e = read_containers(spec, "initContainers", path, out.init_containers)) return e;
     if (auto e = read_containers(spec, "containers", path, out.containers)) return e;
-    if (auto e = optional_string(&spec, "nodeName", path + ".nodeName", out.node_name)) return e;
+    if (auto e = optional_string(&spec, "nodeName", path, out.node_name)) return e;
     if (const Value* host = member(member(&spec, "nodeSelector"), kHostnameLabel); host != nullptr && host->IsString()) {
         out.has_hostname_selector = true;
         out.hostname_selector = view(*host);
@@ -413,9 +436,10 @@ std::optional<RequestError> read_request(const Value* request, Endpoint endpoint
     if (!operation) return RequestError{"request.operation " + quote_value(view(*op), 64) + " is not one of CREATE, UPDATE, DELETE, CONNECT"};
     req.operation = *operation;
 
-    if (auto e = optional_string(request, "name", "request.name", req.name)) return e;
-    if (auto e = optional_string(request, "namespace", "request.namespace", req.namespace_name)) return e;
-    if (auto e = optional_string(request, "subResource", "request.subResource", req.sub_resource)) return e;
+    const Path path{nullptr, "request"};
+    if (auto e = optional_string(request, "name", path, req.name)) return e;
+    if (auto e = optional_string(request, "namespace", path, req.namespace_name)) return e;
+    if (auto e = optional_string(request, "subResource", path, req.sub_resource)) return e;
     const Value* dry_run = member(request, "dryRun");
     if (dry_run != nullptr && !dry_run->IsNull() && !dry_run->IsBool()) return RequestError{"request.dryRun must be a boolean"};
     req.dry_run = dry_run != nullptr && dry_run->IsTrue();
@@ -594,7 +618,7 @@ constexpr std::size_t kArenaBytes = 256u << 10;
 
 ReviewResult answer(std::string& body, const ReviewContext& context, std::string& uid_seen, std::string& api_version_seen) {
     thread_local const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
-    rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes);
+    rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
     Document doc(&pool);
     if (std::string error = parse_document(body, doc); !error.empty()) return unreadable("the request body cannot be read: " + error);
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
