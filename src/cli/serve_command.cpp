@@ -8,6 +8,7 @@
 #include "../server/router.hpp"
 #include "../server/tls.hpp"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -207,17 +208,25 @@ int run_serve(int argc, char** argv) {
 
     unsigned threads = parsed["threads"].as<unsigned>();
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    net::io_context io(static_cast<int>(threads));
+    // One io_context per I/O thread; the first also runs the listeners,
+    // signals and timers.
+    std::vector<std::unique_ptr<net::io_context>> contexts;
+    std::vector<net::io_context*> workers;
+    for (unsigned i = 0; i < threads; ++i) {
+        contexts.push_back(std::make_unique<net::io_context>(1));
+        workers.push_back(contexts.back().get());
+    }
+    net::io_context& io = *contexts.front();
 
     std::vector<std::shared_ptr<server::Listener>> listeners;
     try {
         net::ip::tcp::endpoint endpoint;
         std::string error;
         if (!server::parse_listen_address(parsed["listen"].as<std::string>(), endpoint, error)) return startup_error("--listen " + error);
-        listeners.push_back(std::make_shared<server::Listener>(io, endpoint, context, server::Port::admission, &tls));
+        listeners.push_back(std::make_shared<server::Listener>(io, workers, endpoint, context, server::Port::admission, &tls));
         if (const std::string metrics = parsed["metrics-listen"].as<std::string>(); !metrics.empty()) {
             if (!server::parse_listen_address(metrics, endpoint, error)) return startup_error("--metrics-listen " + error);
-            listeners.push_back(std::make_shared<server::Listener>(io, endpoint, context, server::Port::metrics_only, nullptr));
+            listeners.push_back(std::make_shared<server::Listener>(io, workers, endpoint, context, server::Port::metrics_only, nullptr));
         }
     } catch (const boost::system::system_error& e) {
         return startup_error(std::string("cannot listen: ") + e.what());
@@ -277,7 +286,7 @@ int run_serve(int argc, char** argv) {
     std::function<void()> wait_for_connections = [&] {
         if (state.metrics.open_connections() == 0 || std::chrono::steady_clock::now() >= give_up) {
             Log::instance().info("stopped", {{"openConnections", static_cast<long long>(state.metrics.open_connections())}});
-            io.stop();
+            for (auto& c : contexts) c->stop();
             return;
         }
         context.registry.close_idle();
@@ -313,10 +322,14 @@ int run_serve(int argc, char** argv) {
                                      {"kubeApi", client ? client->describe() : std::string("none")},
                                      {"mtls", !parsed["client-ca"].as<std::string>().empty()},
                                      {"threads", static_cast<long long>(threads)}});
-    std::vector<std::thread> workers;
-    for (unsigned i = 1; i < threads; ++i) workers.emplace_back([&io] { io.run(); });
+    // Worker contexts have no work of their own between connections: keep them running.
+    std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
+    for (unsigned i = 1; i < threads; ++i) keep_running.emplace_back(contexts[i]->get_executor());
+    std::vector<std::thread> io_threads;
+    for (unsigned i = 1; i < threads; ++i) io_threads.emplace_back([&contexts, i] { contexts[i]->run(); });
     io.run();
-    for (auto& w : workers) w.join();
+    for (auto& c : contexts) c->stop();
+    for (auto& t : io_threads) t.join();
     if (blocking) blocking->join();
     version_refresh.stop();
     Log::instance().flush();

@@ -3,7 +3,6 @@
 #include "log.hpp"
 
 #include <boost/asio/ip/v6_only.hpp>
-#include <boost/asio/strand.hpp>
 
 namespace miw::server {
 
@@ -35,8 +34,9 @@ bool parse_listen_address(const std::string& text, tcp::endpoint& out, std::stri
     return true;
 }
 
-Listener::Listener(net::io_context& io, const tcp::endpoint& endpoint, ServerContext& context, Port port, const TlsContextProvider* tls)
-    : io_(io), acceptor_(net::make_strand(io)), retry_(io), context_(context), port_(port), tls_(tls) {
+Listener::Listener(net::io_context& io, std::vector<net::io_context*> workers, const tcp::endpoint& endpoint, ServerContext& context, Port port,
+                   const TlsContextProvider* tls)
+    : workers_(std::move(workers)), acceptor_(io), retry_(io), context_(context), port_(port), tls_(tls) {
     acceptor_.open(endpoint.protocol());
     acceptor_.set_option(net::socket_base::reuse_address(true));
     if (endpoint.address().is_v6()) acceptor_.set_option(net::ip::v6_only(false));
@@ -55,7 +55,8 @@ void Listener::stop() {
 }
 
 void Listener::accept() {
-    acceptor_.async_accept(net::make_strand(io_), [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
+    net::io_context& worker = *workers_[next_worker_++ % workers_.size()];
+    acceptor_.async_accept(worker.get_executor(), [self = shared_from_this()](boost::system::error_code ec, Socket socket) {
         if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
         if (ec) {
             // Out of file descriptors or the like: back off instead of spinning.

@@ -9,15 +9,20 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace miw::server {
 
 class Listener : public std::enable_shared_from_this<Listener> {
 public:
-    // tls null: plain HTTP. Throws at start-up when the address cannot be bound.
-    Listener(boost::asio::io_context& io, const boost::asio::ip::tcp::endpoint& endpoint, ServerContext& context, Port port, const TlsContextProvider* tls);
+    // Accepts on io and hands each connection to the next of `workers` in
+    // turn. tls null: plain HTTP. Throws at start-up when the address cannot
+    // be bound.
+    Listener(boost::asio::io_context& io, std::vector<boost::asio::io_context*> workers, const boost::asio::ip::tcp::endpoint& endpoint,
+             ServerContext& context, Port port, const TlsContextProvider* tls);
 
     void run();
     void stop();  // closes the listening socket; open connections go on
@@ -26,7 +31,8 @@ public:
 private:
     void accept();
 
-    boost::asio::io_context& io_;
+    std::vector<boost::asio::io_context*> workers_;
+    std::size_t next_worker_ = 0;
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer retry_;
     ServerContext& context_;

@@ -46,13 +46,15 @@ bool is_quiet_close(const beast::error_code& ec) {
            ec == net::error::connection_reset || ec == ssl::error::stream_truncated || ec == http::error::partial_message;
 }
 
+using TcpStream = beast::basic_stream<tcp, net::io_context::executor_type>;
+
 template <bool Tls>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Tls>> {
-    using Stream = std::conditional_t<Tls, beast::ssl_stream<beast::tcp_stream>, beast::tcp_stream>;
+    using Stream = std::conditional_t<Tls, beast::ssl_stream<TcpStream>, TcpStream>;
     enum class State { handshaking, waiting, reading, answering };
 
 public:
-    Session(tcp::socket&& socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port)
+    Session(Socket&& socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port)
         : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), context_(context), port_(port) {
         context_.state.metrics.connection_opened();
         if (port_ == Port::admission) ++context_.admission_connections;
@@ -73,12 +75,12 @@ public:
     }
 
 private:
-    static Stream make_stream(tcp::socket&& socket, ssl::context* tls) {
+    static Stream make_stream(Socket&& socket, ssl::context* tls) {
         if constexpr (Tls) return Stream(std::move(socket), *tls);
         else return Stream(std::move(socket));
     }
 
-    beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+    TcpStream& lowest() { return beast::get_lowest_layer(stream_); }
 
     void handshake() {
         if constexpr (Tls) {
@@ -234,7 +236,7 @@ private:
             stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->lowest().close(); });
         } else {
             beast::error_code ignored;
-            lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+            lowest().socket().shutdown(Socket::shutdown_send, ignored);
         }
     }
 
@@ -253,7 +255,7 @@ private:
 
 }  // namespace
 
-void start_session(tcp::socket socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port) {
+void start_session(Socket socket, std::shared_ptr<ssl::context> tls, ServerContext& context, Port port) {
     if (tls) {
         auto session = std::make_shared<Session<true>>(std::move(socket), std::move(tls), context, port);
         context.registry.add(session);

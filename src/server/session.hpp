@@ -5,6 +5,7 @@
 #include "router.hpp"
 #include "server_state.hpp"
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -58,7 +59,12 @@ struct ServerContext {
     std::atomic<std::size_t> admission_connections{0};
 };
 
+// Each connection belongs to one I/O thread's io_context for its whole life,
+// so its handlers never run concurrently: no strand, and no type-erased
+// executor on the hot path.
+using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
+
 // tls null: a plain HTTP connection (the metrics port).
-void start_session(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::ssl::context> tls, ServerContext& context, Port port);
+void start_session(Socket socket, std::shared_ptr<boost::asio::ssl::context> tls, ServerContext& context, Port port);
 
 }  // namespace miw::server
