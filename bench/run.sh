@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The side-by-side benchmark: nginx answering a fixed body (the limit of an HTTPS server
+# here), the Go net/http webhook a user would write instead (peer-go), and this server, in
+# turn, on 127.0.0.1 with the same certificates, each pinned to CPU 0 with wrk on CPU 1,
+# driven with the bodies of ../shared/bench (validate ~2 KB, mutate-small ~7 KB,
+# mutate-large ~300 KB) over keep-alive TLS; then a 3 MiB Pod and 1,000 idle keep-alive
+# connections. Prints one table. A measurement: it prints, it never fails on a figure.
+#
+#   bash bench/run.sh            (about 3 minutes; run it twice, the box is noisy)
+#
+# The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+refs=${MIW_BENCH_REFERENCES:-$repo/../shared/bench}
+[[ -f "$refs/run.sh" ]] || { echo "bench: no reference benchmark at $refs (set MIW_BENCH_REFERENCES)" >&2; exit 2; }
+
+sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
+$sudo apt-get install -y -qq --no-install-recommends wrk nginx golang-go curl openssl util-linux python3 >/dev/null
+bash scripts/setup-debian.sh
+bash scripts/build.sh >/dev/null
+
+work=/tmp/miw-bench
+rm -rf "$work" && cp -r "$refs" "$work" && chmod -R u+w "$work"
+since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+results="$work/results/results.tsv"
+run() { (cd "$work" && "$@" ./run.sh "${target}" 2>&1 | grep -E "^(RESULT|TOTAL)") || { echo "bench: $target failed; logs in /tmp/bench-run.*" >&2; exit 1; }; }
+target=nginx; run env LABEL=nginx
+target=peer-go; run env LABEL=peer-go
+export SERVER_CMD="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0 --threads 1"
+target=cmd; run env LABEL=model-image-webhook
+
+# Beyond the three cases: a 3 MiB Pod, and 1,000 idle keep-alive connections.
+extra=$(mktemp)
+port=18777
+taskset -c 0 "$repo/build/model-image-webhook" serve --listen 127.0.0.1:$port --tls-cert "$work/certs/ecdsa/tls.crt" \
+  --tls-key "$work/certs/ecdsa/tls.key" --kube-version v1.35.0 --threads 1 --max-body-bytes 8388608 >/dev/null 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null || true; rm -f "$extra"' EXIT
+for _ in $(seq 50); do curl -s --cacert "$work/certs/ca.crt" "https://localhost:$port/healthz" >/dev/null && break; sleep 0.1; done
+/usr/bin/python3 - "$work/bodies/mutate-small.json" "$work/big.json" <<'PY'
+import json, sys
+review = json.load(open(sys.argv[1]))
+env = review["request"]["object"]["spec"]["containers"][0].setdefault("env", [])
+size, i = len(json.dumps(review)), 0
+while size < 3 * 1024 * 1024:
+    entry = {"name": ("HF_X_%d" if i % 10 == 0 else "APP_SETTING_%d") % i, "value": "value-%d-" % i + "x" * 60}
+    env.append(entry)
+    size += len(json.dumps(entry)) + 1
+    i += 1
+json.dump(review, open(sys.argv[2], "w"))
+PY
+size=$(stat -c %s "$work/big.json")
+best=""
+for _ in 1 2 3 4 5; do
+  t=$(curl -s -o /dev/null -w '%{time_total}' --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
+      --data-binary @"$work/big.json" "https://localhost:$port/mutate")
+  best=$(/usr/bin/python3 -c "import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))" $t $best)
+done
+in_process=$("$repo/build/bench/mutation_scaling" 5 | awk 'END {print $4}')
+/usr/bin/python3 - "$best" "$size" "$in_process" >>"$extra" <<'PY'
+import sys
+best, size, in_process = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+print("| 3 MiB Pod (%d bytes), end to end over TLS, best of 5 | %.1f ms | < 40 ms | %s |" % (size, best * 1000, "met" if best < 0.040 else "not met"))
+print("| 3.5 MiB Pod, the review alone (bench/mutation_scaling) | %s ms | | |" % in_process)
+PY
+idle=$(/usr/bin/python3 bench/idle_connections.py $port $pid "$work/certs/ca.crt" "$work/bodies/validate.json" 1000)
+echo "$idle" | /usr/bin/python3 -c "
+import re, sys
+m = re.search(r'rss_after=([0-9.]+)MiB', sys.stdin.read())
+v = float(m.group(1))
+print('| RSS with 1,000 idle keep-alive connections | %.1f MiB | ≤ 64 MiB | %s |' % (v, 'met' if v <= 64 else 'not met'))" >>"$extra"
+
+echo
+echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(uname -r); $(date -u +%Y-%m-%d)"
+/usr/bin/python3 bench/summarize.py "$results" "$since" "$extra"
