@@ -80,6 +80,7 @@ TEST_CASE("documents, comments, BOMs and line ends", "[yaml_loader]") {
     }
     SECTION("a byte order mark") { CHECK(only_json("\xEF\xBB\xBFkind: Pod\n") == R"({"kind":"Pod"})"); }
     SECTION("CRLF line ends") { CHECK(only_json("kind: Pod\r\nmetadata:\r\n  name: x\r\n") == R"({"kind":"Pod","metadata":{"name":"x"}})"); }
+    SECTION("a comma opening a line inside a flow collection") { CHECK(only_json("a: [1\n  , 2]\nb: {x: 1\n , y: '[,'}\n") == R"({"a":[1,2],"b":{"x":1,"y":"[,"}})"); }
     SECTION("JSON is YAML") { CHECK(only_json(R"({"kind": "Pod", "n": [1, 2.5, null, true]})") == R"({"kind":"Pod","n":[1,2.5,null,true]})"); }
     SECTION("the items of a List keep their lines") {
         const YamlLoad load = load_yaml("kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n");
@@ -117,6 +118,10 @@ TEST_CASE("broken YAML is refused with its line", "[yaml_loader]") {
         {"a merge of a scalar", "m:\n  <<: 5\n", 2},
         {"100,000 nested sequences", deep, 0},
         {"aliases that expand past the limit", laughs, 0},
+        {"a document that is a comma", ",", 1},
+        {"a comma after a document marker", "a: 1\n---\n  , volumes:\n", 3},
+        {"a comma after node properties", "--- &a !!str ,\n", 1},
+        {"a comma opening a line below an indented block", "  a: 1\n ,b:\n", 2},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {

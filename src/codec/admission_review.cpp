@@ -774,6 +774,16 @@ std::optional<std::size_t> array_index(const std::string& token, std::size_t siz
     return i;
 }
 
+// The last member of that name, as member() reads it: a patch lands where
+// the rules looked, even in an object with duplicate keys.
+Value::MemberIterator find_last_member(Value& obj, std::string_view name) {
+    auto found = obj.MemberEnd();
+    for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+        if (view(it->name) == name) found = it;
+    }
+    return found;
+}
+
 std::string apply_op(Document& doc, const Value& op) {
     const std::string kind = string_member(&op, "op");
     const Value* path_value = member(&op, "path");
@@ -784,7 +794,7 @@ std::string apply_op(Document& doc, const Value& op) {
     Value* parent = &doc;
     for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
         if (parent->IsObject()) {
-            auto it = parent->FindMember(Value(tokens[i].c_str(), static_cast<SizeType>(tokens[i].size())));
+            auto it = find_last_member(*parent, tokens[i]);
             if (it == parent->MemberEnd()) return "path \"" + path + "\" goes through a missing member";
             parent = &it->value;
         } else if (parent->IsArray()) {
@@ -801,7 +811,7 @@ std::string apply_op(Document& doc, const Value& op) {
     if ((kind == "add" || kind == "replace") && value == nullptr) return kind + " without a value";
     if (parent->IsObject()) {
         Value key(last.c_str(), static_cast<SizeType>(last.size()), alloc);
-        auto it = parent->FindMember(key);
+        auto it = find_last_member(*parent, last);
         if (kind == "remove" || kind == "replace") {
             if (it == parent->MemberEnd()) return kind + " of the missing member \"" + path + "\"";
             if (kind == "remove") parent->EraseMember(it);

@@ -210,12 +210,67 @@ std::vector<std::size_t> list_item_lines(const YAML::Node& root) {
     return lines;
 }
 
+// yaml-cpp 0.7 never returns (and grows without bound) on some inputs with a
+// ',' where a block node is expected, as in "  a: 1\n,". A ',' that begins
+// a line (after indentation, a "---" marker or an anchor or tag) outside a
+// flow collection is never valid YAML: such input is refused before the
+// parser sees it. Returns the 1-based line, or 0.
+std::size_t comma_opening_a_block_line(std::string_view text) {
+    int flow_depth = 0;
+    std::size_t line = 1;
+    bool line_start = true;  // only indentation, "---" or node properties so far
+    char quote = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+            line_start = true;
+            continue;
+        }
+        if (quote != 0) {
+            if (c == quote) quote = 0;
+            continue;
+        }
+        if (line_start) {
+            if (c == ' ' || c == '\t' || c == '\r') continue;
+            if (text.substr(i, 3) == "---") {
+                i += 2;
+                continue;
+            }
+            if (c == '&' || c == '!') {
+                while (i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\n') ++i;
+                continue;
+            }
+            if (c == ',' && flow_depth == 0) return line;
+            line_start = false;
+        }
+        switch (c) {
+            case '#':
+                while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+                break;
+            case '\'':
+            case '"': quote = c; break;
+            case '[':
+            case '{': ++flow_depth; break;
+            case ']':
+            case '}': flow_depth = flow_depth > 0 ? flow_depth - 1 : 0; break;
+            default: break;
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 YamlLoad load_yaml(std::string_view text) {
     YamlLoad result;
     // A byte order mark is not content.
     if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+    if (const std::size_t line = comma_opening_a_block_line(text); line != 0) {
+        result.error = "a line cannot start with ',' outside a [ ] or { } collection";
+        result.error_line = line;
+        return result;
+    }
     std::vector<YAML::Node> roots;
     try {
         roots = YAML::LoadAll(std::string(text));

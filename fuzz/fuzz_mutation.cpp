@@ -1,0 +1,39 @@
+// Any JSON as the spec of an opted-in Pod: every patch the webhook produces
+// applies cleanly to the Pod it was made for, and a second pass over the
+// patched Pod produces no patch.
+#include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/manifest.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+const std::string kMetadata =
+    R"("metadata":{"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":)"
+    R"("r.io/q@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"}})";
+
+std::string pod_with_spec(const std::string& spec) { return R"({"apiVersion":"v1","kind":"Pod",)" + kMetadata + R"(,"spec":)" + spec + "}"; }
+
+miw::ReviewResult mutate(const std::string& pod) {
+    std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"f","kind":{"group":"","version":"v1","kind":"Pod"},)"
+                       R"("operation":"CREATE","object":)" + pod + "}}";
+    miw::ReviewContext context;
+    context.endpoint = miw::Endpoint::mutate;
+    context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
+    return miw::review(body, context);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string pod = pod_with_spec(std::string(reinterpret_cast<const char*>(data), size));
+    const miw::ReviewResult first = mutate(pod);
+    if (first.patch.empty()) return 0;
+    std::string patched;
+    if (!miw::apply_json_patch(pod, first.patch, patched).empty()) std::abort();  // a patch that does not apply
+    const miw::ReviewResult second = mutate(patched);
+    if (second.outcome != miw::ReviewOutcome::allowed || !second.patch.empty()) std::abort();  // not idempotent
+    return 0;
+}

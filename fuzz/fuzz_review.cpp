@@ -1,0 +1,29 @@
+// Any bytes as an AdmissionReview body, on both endpoints: always an answer,
+// and a review-shaped one whenever the status says so.
+#include "model_image_webhook/admission_review.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static miw::StaticNodeSource nodes = [] {
+        miw::StaticNodeSource n("fuzz");
+        n.add("gpu-a", {"v1.35.0", "containerd://2.1.0"});
+        n.add("gpu-b", {"v1.34.0", "containerd://2.0.0"});
+        return n;
+    }();
+    for (miw::Endpoint endpoint : {miw::Endpoint::validate, miw::Endpoint::mutate}) {
+        std::string body(reinterpret_cast<const char*>(data), size);
+        miw::ReviewContext context;
+        context.endpoint = endpoint;
+        context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
+        context.nodes = &nodes;
+        const miw::ReviewResult r = miw::review(body, context);
+        if (r.body.empty()) std::abort();
+        if (r.outcome == miw::ReviewOutcome::unreadable && r.http_status != 400) std::abort();
+        if (r.outcome != miw::ReviewOutcome::unreadable && (r.http_status != 200 || r.body.front() != '{')) std::abort();
+        if (endpoint == miw::Endpoint::validate && !r.patch.empty()) std::abort();
+    }
+    return 0;
+}

@@ -1,0 +1,16 @@
+// Any bytes as a Kubernetes or containerd version.
+#include "model_image_webhook/kube_version.hpp"
+#include "model_image_webhook/policy_node.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    const auto v = miw::parse_kube_version(text);
+    if (v && (v->major < 0 || v->minor < 0)) std::abort();
+    const std::size_t half = size / 2;
+    (void)miw::node_floor_problem({text.substr(0, half), text.substr(half)});
+    return 0;
+}

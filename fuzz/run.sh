@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan and UBSan on) and runs each for
+# SECONDS on a corpus seeded from the tests and examples. A crash stops the run;
+# its input is kept in fuzz/regressions/<target>/, which the test suite replays.
+#
+#   bash fuzz/run.sh [SECONDS]     (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
+command -v clang++-14 >/dev/null || $sudo apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
+build=build-fuzz
+cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+cmake --build "$build" -j2 >/dev/null
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+bash fuzz/seed.sh "$corpus"
+export UBSAN_OPTIONS="suppressions=$(pwd)/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
+status=0
+for target in reference version review mutation yaml; do
+  mkdir -p "fuzz/regressions/$target"
+  cp -r "fuzz/regressions/$target/." "$corpus/$target/" 2>/dev/null || true
+  log="$corpus/$target.log"
+  if "$build/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+       -artifact_prefix="fuzz/regressions/$target/" -print_final_stats=1 >"$log" 2>&1; then
+    echo "fuzz $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s, no crash"
+  else
+    status=1
+    echo "fuzz $target: FAILED; the input is in fuzz/regressions/$target/"
+    grep -m5 -E "ERROR|SUMMARY|runtime error" "$log" || tail -20 "$log"
+  fi
+done
+exit $status
