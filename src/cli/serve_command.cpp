@@ -202,7 +202,7 @@ int run_serve(int argc, char** argv) {
     // Reviews that may wait on Node lookups run here, off the I/O threads.
     std::optional<net::thread_pool> blocking;
     if (api_nodes) {
-        blocking.emplace(8);
+        blocking.emplace(32);
         context.blocking = &*blocking;
     }
 

@@ -48,7 +48,7 @@ HttpAnswer plain(int status, std::string body, std::string allow = {}) {
     return a;
 }
 
-HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target, std::string& body) {
+HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received) {
     const auto start = std::chrono::steady_clock::now();
     const auto policy = state.policy.get();
     ReviewContext context{endpoint, *policy, nullptr};
@@ -57,7 +57,7 @@ HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target,
     if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);
     std::optional<RequestNodes> nodes;
     if (state.nodes != nullptr) {
-        nodes.emplace(*state.nodes, start + budget, state.metrics);
+        nodes.emplace(*state.nodes, received + budget, state.metrics);
         context.nodes = &*nodes;
     }
     ReviewResult result = review(body, context);
@@ -110,14 +110,15 @@ std::optional<std::chrono::milliseconds> request_timeout(std::string_view target
     return std::nullopt;
 }
 
-HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body) {
+HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
+                 std::chrono::steady_clock::time_point received) {
     const std::string_view path = path_of(target);
     const bool get = method == "GET" || method == "HEAD";
     HttpAnswer answer;
     if (port == Port::admission && (path == "/validate" || path == "/mutate")) {
         if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
         else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
-        else return admit(state, path == "/mutate" ? Endpoint::mutate : Endpoint::validate, target, body);
+        else return admit(state, path == "/mutate" ? Endpoint::mutate : Endpoint::validate, target, body, received);
     } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
         if (!get) {
             answer = plain(405, "use GET\n", "GET, HEAD");

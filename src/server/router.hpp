@@ -21,8 +21,10 @@ struct HttpAnswer {
 
 enum class Port { admission, metrics_only };
 
-// body is parsed in place.
-HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body);
+// body is parsed in place. received: when the request's last byte arrived; the
+// request's ?timeout= counts from then, queueing included.
+HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
+                 std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
 
 // A duration as Go writes simple ones: "10s", "500ms", "5m", "1h".
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);

@@ -68,9 +68,11 @@ public:
         net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->handshake(); });
     }
 
+    // Only a kept-alive connection between requests is idle: a new one is
+    // waiting for the request its client is about to send.
     void close_if_idle() override {
         net::post(stream_.get_executor(), [self = this->shared_from_this()] {
-            if (self->state_ == State::waiting) beast::get_lowest_layer(self->stream_).cancel();
+            if (self->state_ == State::waiting && self->requests_served_ > 0) beast::get_lowest_layer(self->stream_).cancel();
         });
     }
 
@@ -184,6 +186,8 @@ private:
         state_ = State::answering;
         context_.state.metrics.request_started();
         request_ = parser_->release();
+        received_ = std::chrono::steady_clock::now();
+        ++requests_served_;
         const auto target = request_.target();
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
                               std::string_view(target.data(), target.size()).rfind("/validate", 0) == 0;
@@ -199,7 +203,7 @@ private:
         const auto target = request_.target();
         const auto content_type = request_[http::field::content_type];
         return route(context_.state, port_, std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()),
-                     std::string_view(content_type.data(), content_type.size()), request_.body());
+                     std::string_view(content_type.data(), content_type.size()), request_.body(), received_);
     }
 
     void write_answer(HttpAnswer a) {
@@ -249,6 +253,8 @@ private:
     std::optional<http::request_parser<http::string_body>> parser_;
     http::request<http::string_body> request_;
     http::response<http::string_body> response_;
+    std::chrono::steady_clock::time_point received_;
+    std::uint64_t requests_served_ = 0;
     std::uint64_t drain_left_ = 0;
     std::unique_ptr<char[]> drain_;  // only while a refused body is read
 };

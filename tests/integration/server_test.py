@@ -611,18 +611,23 @@ def flags_come_from_the_environment():
         s.stop()
 
 
-passed = failed = 0
-for fn in TESTS:
-    if ONLY and ONLY not in fn.__name__:
-        continue
-    start = time.time()
-    try:
-        fn()
-        passed += 1
-        print("ok   %s (%.1fs)" % (fn.__name__, time.time() - start))
-    except Exception:
-        failed += 1
-        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
-shutil.rmtree(WORK, ignore_errors=True)
-print("server tests: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+def main():
+    passed = failed = 0
+    for fn in TESTS:
+        if ONLY and ONLY not in fn.__name__:
+            continue
+        start = time.time()
+        try:
+            fn()
+            passed += 1
+            print("ok   %s (%.1fs)" % (fn.__name__, time.time() - start))
+        except Exception:
+            failed += 1
+            print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
+    shutil.rmtree(WORK, ignore_errors=True)
+    print("server tests: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
