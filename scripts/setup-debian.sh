@@ -10,6 +10,7 @@ packages=(
   catch2                    # unit tests
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests
   curl                      # the README's example request
+  clang-14 libclang-rt-14-dev   # fuzzing (libFuzzer)
 )
 sudo=""
 if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Sets up a Debian 12 machine, builds, and runs the whole test suite.
+# Sets up a Debian 12 machine, builds, and runs the whole test suite. In CI
+# (CI=true), or with MIW_FULL_TESTS=1, it then runs the suite again under
+# AddressSanitizer and UndefinedBehaviorSanitizer, and each fuzz target briefly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j2
+if [[ "${CI:-}" == "true" || "${MIW_FULL_TESTS:-}" == "1" ]]; then
+  bash scripts/test-sanitizers.sh
+  bash fuzz/run.sh 20
+fi
