@@ -9,12 +9,11 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
          cxxopts::value<std::string>()->default_value("sha256"));
 }
 
-std::optional<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, std::string& error) {
+std::optional<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, const std::string& kube_version, std::string& error) {
     PolicyConfig config;
-    const std::string kube = parsed["kube-version"].as<std::string>();
-    config.apiserver = ApiserverVersion::from_text(kube);
-    if (!config.apiserver.parsed) {
-        error = "--kube-version \"" + kube + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0";
+    config.apiserver = ApiserverVersion::from_text(kube_version);
+    if (!kube_version.empty() && !config.apiserver.parsed) {
+        error = "--kube-version \"" + kube_version + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0";
         return std::nullopt;
     }
     const std::string algorithms = parsed["digest-algorithms"].as<std::string>();
@@ -25,6 +24,15 @@ std::optional<PolicyConfig> policy_from_options(const cxxopts::ParseResult& pars
     }
     config.digest_algorithms = *digest;
     return config;
+}
+
+std::optional<cxxopts::ParseResult> parse_command_line(cxxopts::Options& options, int argc, char** argv, std::string& error) {
+    try {
+        return options.parse(argc, argv);
+    } catch (const cxxopts::exceptions::exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
 }
 
 }  // namespace miw::cli

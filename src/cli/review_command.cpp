@@ -36,12 +36,10 @@ int run_review(int argc, char** argv) {
     add_policy_options(options);
     options.parse_positional({"input"});
 
-    cxxopts::ParseResult parsed;
-    try {
-        parsed = options.parse(argc, argv);
-    } catch (const cxxopts::exceptions::exception& e) {
-        return usage_error(e.what());
-    }
+    std::string error;
+    const auto command_line = parse_command_line(options, argc, argv, error);
+    if (!command_line) return usage_error(error);
+    const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\nExit status: 0 allowed, 1 denied, 2 input or usage error.\n";
         return kExitAllowed;
@@ -51,8 +49,7 @@ int run_review(int argc, char** argv) {
     if (inputs.size() > 1) return usage_error("takes one input file, got " + std::to_string(inputs.size()));
     const auto endpoint = parse_endpoint(parsed["endpoint"].as<std::string>());
     if (!endpoint) return usage_error("--endpoint must be validate or mutate");
-    std::string error;
-    const auto policy = policy_from_options(parsed, error);
+    const auto policy = policy_from_options(parsed, parsed["kube-version"].as<std::string>(), error);
     if (!policy) return usage_error(error);
 
     StaticNodeSource nodes("no --nodes file");

@@ -121,12 +121,10 @@ int run_serve(int argc, char** argv) {
     const std::vector<std::string> args = arguments_with_environment(argc, argv, options);
     std::vector<char*> arg_pointers;
     for (const auto& a : args) arg_pointers.push_back(const_cast<char*>(a.c_str()));
-    cxxopts::ParseResult parsed;
-    try {
-        parsed = options.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
-    } catch (const cxxopts::exceptions::exception& e) {
-        return startup_error(e.what());
-    }
+    std::string error;
+    const auto command_line = parse_command_line(options, static_cast<int>(arg_pointers.size()), arg_pointers.data(), error);
+    if (!command_line) return startup_error(error);
+    const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\n";
         return 0;
@@ -144,18 +142,9 @@ int run_serve(int argc, char** argv) {
 
     const std::string kube_version = parsed["kube-version"].as<std::string>();
     const bool auto_version = kube_version == "auto";
-    PolicyConfig policy;
-    if (auto_version) {
-        const std::string algorithms = parsed["digest-algorithms"].as<std::string>();
-        const auto digest = parse_digest_algorithms(algorithms);
-        if (!digest) return startup_error("--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512");
-        policy.digest_algorithms = *digest;
-    } else {
-        std::string error;
-        const auto configured = policy_from_options(parsed, error);
-        if (!configured) return startup_error(error + ", or auto");
-        policy = *configured;
-    }
+    const auto configured = policy_from_options(parsed, auto_version ? std::string() : kube_version, error);
+    if (!configured) return startup_error(error + (auto_version ? "" : ", or auto"));
+    const PolicyConfig& policy = *configured;
 
     std::optional<server::KubeApiConfig> api;
     if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
@@ -179,7 +168,7 @@ int run_serve(int argc, char** argv) {
 
     server::TlsContextProvider tls({parsed["tls-cert"].as<std::string>(), parsed["tls-key"].as<std::string>(), parsed["client-ca"].as<std::string>()},
                                    state.metrics);
-    if (std::string error; !tls.load(error)) return startup_error(error);
+    if (!tls.load(error)) return startup_error(error);
     state.certificate_loaded = true;
 
     std::optional<server::KubeClient> client;
@@ -221,7 +210,6 @@ int run_serve(int argc, char** argv) {
     std::vector<std::shared_ptr<server::Listener>> listeners;
     try {
         net::ip::tcp::endpoint endpoint;
-        std::string error;
         if (!server::parse_listen_address(parsed["listen"].as<std::string>(), endpoint, error)) return startup_error("--listen " + error);
         listeners.push_back(std::make_shared<server::Listener>(io, workers, endpoint, context, server::Port::admission, &tls));
         if (const std::string metrics = parsed["metrics-listen"].as<std::string>(); !metrics.empty()) {
@@ -237,10 +225,10 @@ int run_serve(int argc, char** argv) {
     if (auto_version) {
         const milliseconds refresh = durations["version-refresh-interval"];
         version_refresh.start([&]() -> milliseconds {
-            std::string error;
-            const std::string seen = server::fetch_apiserver_version(*client, std::chrono::seconds(5), error);
+            std::string reason;
+            const std::string seen = server::fetch_apiserver_version(*client, std::chrono::seconds(5), reason);
             if (seen.empty()) {
-                Log::instance().error("apiserver version not read", {{"api", client->describe()}, {"reason", error}});
+                Log::instance().error("apiserver version not read", {{"api", client->describe()}, {"reason", reason}});
                 return state.version_known ? refresh : milliseconds(2000);
             }
             const auto version = ApiserverVersion::from_text(seen);

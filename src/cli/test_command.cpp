@@ -192,12 +192,10 @@ int run_test(int argc, char** argv) {
         ("paths", "files, directories (recursive: .yaml, .yml, .json) or - for stdin", cxxopts::value<std::vector<std::string>>());
     add_policy_options(options, "");
     options.parse_positional({"paths"});
-    cxxopts::ParseResult parsed;
-    try {
-        parsed = options.parse(argc, argv);
-    } catch (const cxxopts::exceptions::exception& e) {
-        return usage_error(e.what());
-    }
+    std::string error;
+    const auto command_line = parse_command_line(options, argc, argv, error);
+    if (!command_line) return usage_error(error);
+    const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\nExit status: 0 all allowed, 1 any denied, 2 an input or usage error.\n";
         return kExitAllowed;
@@ -210,19 +208,12 @@ int run_test(int argc, char** argv) {
     const std::string kube = parsed["kube-version"].as<std::string>();
     report.kube_version_assumed = kube.empty();
     report.kube_version = kube.empty() ? kDefaultOfflineKubeVersion : kube;
-    PolicyConfig policy;
-    {
-        std::string error;
-        const auto digest = parse_digest_algorithms(parsed["digest-algorithms"].as<std::string>());
-        if (!digest) return usage_error("--digest-algorithms \"" + parsed["digest-algorithms"].as<std::string>() + "\" is not a comma-separated list of sha256 and sha512");
-        policy.digest_algorithms = *digest;
-        policy.apiserver = ApiserverVersion::from_text(report.kube_version);
-        if (!policy.apiserver.parsed) return usage_error("--kube-version \"" + kube + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0");
-    }
+    const auto policy_config = policy_from_options(parsed, report.kube_version, error);
+    if (!policy_config) return usage_error(error);
+    const PolicyConfig& policy = *policy_config;
 
     StaticNodeSource nodes("the Nodes among the inputs");
     if (parsed.count("nodes")) {
-        std::string error;
         nodes = StaticNodeSource("the Nodes among the inputs and --nodes " + parsed["nodes"].as<std::string>());
         if (!load_node_file(parsed["nodes"].as<std::string>(), nodes, error)) return usage_error(error);
     }
@@ -246,7 +237,6 @@ int run_test(int argc, char** argv) {
         r.kind = loaded.object.kind;
         r.namespace_name = loaded.object.namespace_name;
         r.name = loaded.object.name;
-        std::string error;
         if (!evaluator.evaluate(std::move(loaded.object), r, error)) {
             report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + error);
             continue;
