@@ -6,7 +6,6 @@ rotation under load, SIGTERM under load, and a stand-in apiserver that hangs.
 
   faults_test.py BINARY REPO_DIR
 """
-import json
 import os
 import shutil
 import signal
@@ -16,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_test as st  # noqa: E402  (the Server helper, the certificates, the examples)
@@ -243,16 +241,4 @@ def a_hanging_apiserver_costs_no_more_than_the_request_timeout():
         api.stop()
 
 
-passed = failed = 0
-for fn in TESTS:
-    start = time.time()
-    try:
-        fn()
-        passed += 1
-        print("ok   %s (%.1fs)" % (fn.__name__, time.time() - start))
-    except Exception:
-        failed += 1
-        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
-shutil.rmtree(st.WORK, ignore_errors=True)
-print("fault tests: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+st.run(TESTS, "fault tests")

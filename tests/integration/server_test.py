@@ -611,9 +611,11 @@ def flags_come_from_the_environment():
         s.stop()
 
 
-def main():
+def run(tests, title):
+    """Runs the tests (those whose name holds the third argument, if given),
+    prints one line each and the closing count, and exits with the verdict."""
     passed = failed = 0
-    for fn in TESTS:
+    for fn in tests:
         if ONLY and ONLY not in fn.__name__:
             continue
         start = time.time()
@@ -625,9 +627,9 @@ def main():
             failed += 1
             print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
     shutil.rmtree(WORK, ignore_errors=True)
-    print("server tests: %d passed, %d failed" % (passed, failed))
+    print("%s: %d passed, %d failed" % (title, passed, failed))
     sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
-    main()
+    run(TESTS, "server tests")
