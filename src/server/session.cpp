@@ -141,7 +141,7 @@ private:
             // A client still sending the body would fail on a closed socket
             // before it reads the 413: take in what it announced (up to a
             // bound, within the read deadline) before answering.
-            const auto announced = parser_->content_length();
+            const auto announced = announced_length();
             if (announced && *announced <= kMaxDrainedBody) {
                 drain_left_ = *announced > buffer_.size() ? *announced - buffer_.size() : 0;
                 buffer_.consume(buffer_.size());
@@ -152,6 +152,19 @@ private:
         if (ec == http::error::header_limit) return answer_error(431, "the request header is too large\n");
         if (is_quiet_close(ec)) return shutdown();
         answer_error(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
+    }
+
+    // Content-Length as the client sent it. The parser's own figure may not be
+    // asked for once it has stopped at the limit (its header is unfinished).
+    std::optional<std::uint64_t> announced_length() {
+        const auto text = parser_->get()[http::field::content_length];
+        if (text.empty() || text.size() > 19) return std::nullopt;
+        std::uint64_t n = 0;
+        for (char c : text) {
+            if (c < '0' || c > '9') return std::nullopt;
+            n = n * 10 + static_cast<std::uint64_t>(c - '0');
+        }
+        return n;
     }
 
     void drain_body() {

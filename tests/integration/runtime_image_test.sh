@@ -5,6 +5,8 @@
 set -u
 bin=$1 repo=$2
 [[ $(id -u) -eq 0 ]] || { echo "not root: chroot is not available, skipped"; exit 77; }
+# A sanitizer build needs /proc and its runtime's environment, which the image has not.
+if ldd "$bin" | grep -q -E 'libasan|libubsan'; then echo "a sanitizer build: the runtime image holds release builds, skipped"; exit 77; fi
 root=$(mktemp -d)
 trap 'kill "$server" 2>/dev/null; rm -rf "$root"' EXIT
 server=""
