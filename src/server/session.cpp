@@ -128,6 +128,19 @@ private:
 
     void on_header(beast::error_code ec, std::size_t) {
         if (ec) return on_read_error(ec);
+        if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+            // curl asks before sending a large body; the apiserver does not.
+            continue_ = std::make_unique<http::response<http::empty_body>>(http::status::continue_, 11);
+            return http::async_write(stream_, *continue_, [self = this->shared_from_this()](beast::error_code write_ec, std::size_t) {
+                self->continue_.reset();
+                if (write_ec) return;
+                self->read_body();
+            });
+        }
+        read_body();
+    }
+
+    void read_body() {
         http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_body, this->shared_from_this()));
     }
 
@@ -244,6 +257,10 @@ private:
     void on_write(bool keep_alive, beast::error_code ec, std::size_t) {
         if (ec) return;
         if (!keep_alive) return shutdown();
+        // An idle connection keeps no request, answer or buffer space.
+        response_ = {};
+        parser_.reset();
+        if (buffer_.size() == 0) buffer_.shrink_to_fit();
         wait_for_request();
     }
 
@@ -270,6 +287,7 @@ private:
     std::uint64_t requests_served_ = 0;
     std::uint64_t drain_left_ = 0;
     std::unique_ptr<char[]> drain_;  // only while a refused body is read
+    std::unique_ptr<http::response<http::empty_body>> continue_;  // only while a 100 Continue is written
 };
 
 }  // namespace
