@@ -6,16 +6,17 @@ the webhook configurations are safe (checked on the rendered YAML).
   manifests_test.py REPO_DIR
 Exit 77 (skipped) when kubectl is not installed.
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import traceback
 
 import jsonschema
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 
 REPO = os.path.abspath(sys.argv[1])
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "openapi")
@@ -24,21 +25,9 @@ if shutil.which("kubectl") is None:
     sys.exit(77)
 
 
-def strict(schema):
-    if isinstance(schema, dict):
-        out = {k: strict(v) for k, v in schema.items()}
-        if "properties" in out and "additionalProperties" not in out:
-            out["additionalProperties"] = False
-        return out
-    if isinstance(schema, list):
-        return [strict(v) for v in schema]
-    return schema
-
-
 DOCS = {}
 for name in os.listdir(FIXTURES):
-    with open(os.path.join(FIXTURES, name)) as f:
-        components = strict(json.load(f)["components"])
+    components = harness.load_components(os.path.join(FIXTURES, name))
     for schema_name, schema in components["schemas"].items():
         for gvk in schema.get("x-kubernetes-group-version-kind", []):
             DOCS[(gvk["group"], gvk["version"], gvk["kind"])] = (schema_name, components)
@@ -185,15 +174,4 @@ def each_overlay_brings_the_certificate_and_the_ca_bundle():
     assert "model-image-webhook.model-image-webhook.svc" in serving["spec"]["dnsNames"]
 
 
-passed = failed = 0
-for fn in TESTS:
-    try:
-        fn()
-        passed += 1
-        print("ok   %s" % fn.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
-shutil.rmtree(WORK, ignore_errors=True)
-print("manifests: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+harness.run_tests(TESTS, "manifests", cleanup=lambda: shutil.rmtree(WORK, ignore_errors=True))

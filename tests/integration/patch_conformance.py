@@ -20,6 +20,9 @@ import sys
 import jsonpatch
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
 BINARY, FIXTURES = sys.argv[1], sys.argv[2]
 REF = "registry.example.com/gpustack/models/qwen2.5-7b-instruct@sha256:" + "9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"
 MOUNT_PATH = "/var/lib/gpustack/model"
@@ -28,22 +31,8 @@ PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
 
 # ------------------------------------------------------------- schemas
 
-def strict(schema):
-    """Refuse unknown fields: Kubernetes' schemas leave additionalProperties
-    open, which would let a misspelt field through."""
-    if isinstance(schema, dict):
-        out = {k: strict(v) for k, v in schema.items()}
-        if "properties" in out and "additionalProperties" not in out:
-            out["additionalProperties"] = False
-        return out
-    if isinstance(schema, list):
-        return [strict(v) for v in schema]
-    return schema
-
-
 def load_components(name):
-    with open("%s/openapi/%s" % (FIXTURES, name)) as f:
-        return strict(json.load(f)["components"])
+    return harness.load_components("%s/openapi/%s" % (FIXTURES, name))
 
 
 COMPONENTS = {

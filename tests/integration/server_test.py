@@ -18,10 +18,10 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_apiserver import FakeApiserver  # noqa: E402
+import harness  # noqa: E402
 
 BINARY, REPO = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -612,23 +612,7 @@ def flags_come_from_the_environment():
 
 
 def run(tests, title):
-    """Runs the tests (those whose name holds the third argument, if given),
-    prints one line each and the closing count, and exits with the verdict."""
-    passed = failed = 0
-    for fn in tests:
-        if ONLY and ONLY not in fn.__name__:
-            continue
-        start = time.time()
-        try:
-            fn()
-            passed += 1
-            print("ok   %s (%.1fs)" % (fn.__name__, time.time() - start))
-        except Exception:
-            failed += 1
-            print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
-    shutil.rmtree(WORK, ignore_errors=True)
-    print("%s: %d passed, %d failed" % (title, passed, failed))
-    sys.exit(1 if failed else 0)
+    harness.run_tests(tests, title, only=ONLY, cleanup=lambda: shutil.rmtree(WORK, ignore_errors=True))
 
 
 if __name__ == "__main__":

@@ -9,10 +9,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import traceback
 import xml.etree.ElementTree as ET
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 
 BINARY, REPO = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 MANIFESTS = os.path.join(REPO, "examples", "manifests")
@@ -229,14 +231,4 @@ def test_and_review_agree_on_every_example():
     assert checked == 10, checked
 
 
-passed = failed = 0
-for fn in TESTS:
-    try:
-        fn()
-        passed += 1
-        print("ok   %s" % fn.__name__)
-    except Exception:
-        failed += 1
-        print("FAIL %s\n%s" % (fn.__name__, traceback.format_exc()))
-print("test command: %d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+harness.run_tests(TESTS, "test command")
