@@ -4,6 +4,7 @@
 # its input is kept in fuzz/regressions/<target>/, which the test suite replays.
 #
 #   bash fuzz/run.sh [SECONDS]     (default 60)
+#   FUZZ_TARGETS="review mutation" bash fuzz/run.sh 30   (some targets only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -17,7 +18,7 @@ trap 'rm -rf "$corpus"' EXIT
 bash fuzz/seed.sh "$corpus"
 export UBSAN_OPTIONS="suppressions=$(pwd)/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
 status=0
-for target in reference version review mutation yaml; do
+for target in ${FUZZ_TARGETS:-reference version review mutation yaml}; do
   mkdir -p "fuzz/regressions/$target"
   cp -r "fuzz/regressions/$target/." "$corpus/$target/" 2>/dev/null || true
   log="$corpus/$target.log"

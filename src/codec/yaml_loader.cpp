@@ -220,15 +220,23 @@ std::size_t comma_opening_a_block_line(std::string_view text) {
     std::size_t line = 1;
     bool line_start = true;  // only indentation, "---" or node properties so far
     char quote = 0;
+    // A quote or a bracket opens a scalar or a collection only where a node
+    // can start; elsewhere it is part of a plain scalar ("a\"b", "x[0]").
+    char previous = '\n';
+    auto node_can_start = [&] { return previous == '\n' || previous == ':' || previous == '-' || previous == '?' || previous == '[' || previous == '{' || previous == ','; };
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (c == '\n') {
             ++line;
             line_start = true;
+            if (quote == 0) previous = '\n';
             continue;
         }
         if (quote != 0) {
-            if (c == quote) quote = 0;
+            if (c == quote) {
+                quote = 0;
+                previous = 'q';
+            }
             continue;
         }
         if (line_start) {
@@ -244,18 +252,32 @@ std::size_t comma_opening_a_block_line(std::string_view text) {
             if (c == ',' && flow_depth == 0) return line;
             line_start = false;
         }
+        if (c == ' ' || c == '\t' || c == '\r') continue;
         switch (c) {
             case '#':
-                while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+                if (previous == '\n' || text[i - 1] == ' ' || text[i - 1] == '\t') {
+                    while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+                    continue;
+                }
                 break;
             case '\'':
-            case '"': quote = c; break;
+            case '"':
+                if (node_can_start()) {
+                    quote = c;
+                    continue;
+                }
+                break;
             case '[':
-            case '{': ++flow_depth; break;
+            case '{':
+                if (node_can_start() || flow_depth > 0) ++flow_depth;
+                break;
             case ']':
-            case '}': flow_depth = flow_depth > 0 ? flow_depth - 1 : 0; break;
+            case '}':
+                if (flow_depth > 0) --flow_depth;
+                break;
             default: break;
         }
+        previous = c;
     }
     return 0;
 }
