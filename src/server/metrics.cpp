@@ -41,6 +41,15 @@ void header(std::string& out, const char* name, const char* type, const char* he
     out += '\n';
 }
 
+// A metric with one value and no labels.
+void single(std::string& out, const char* name, const char* type, const char* help, long long value) {
+    header(out, name, type, help);
+    out += name;
+    out += ' ';
+    out += std::to_string(value);
+    out += '\n';
+}
+
 long resident_bytes() {
     std::ifstream statm("/proc/self/statm");
     long pages_total = 0, pages_resident = 0;
@@ -140,26 +149,18 @@ std::string Metrics::render() const {
     }
     header(out, "miw_http_responses_total", "counter", "HTTP answers other than admission reviews, by status code.");
     for (const auto& [status, count] : http_) out += "miw_http_responses_total{code=\"" + std::to_string(status) + "\"} " + std::to_string(count) + "\n";
-    header(out, "miw_requests_in_flight", "gauge", "Requests being answered now.");
-    out += "miw_requests_in_flight " + std::to_string(in_flight_.load()) + "\n";
-    header(out, "miw_connections_open", "gauge", "Open client connections.");
-    out += "miw_connections_open " + std::to_string(open_connections_.load()) + "\n";
-    header(out, "miw_connections_rejected_total", "counter", "Connections closed at once because --max-connections were open.");
-    out += "miw_connections_rejected_total " + std::to_string(rejected_connections_.load()) + "\n";
-    header(out, "miw_tls_handshake_failures_total", "counter", "TLS handshakes that failed or timed out.");
-    out += "miw_tls_handshake_failures_total " + std::to_string(handshake_failures_.load()) + "\n";
-    header(out, "miw_certificate_reloads_total", "counter", "Serving certificates loaded, the first one included.");
-    out += "miw_certificate_reloads_total " + std::to_string(reloads_.load()) + "\n";
-    header(out, "miw_certificate_reload_errors_total", "counter", "Changed certificate files that could not be loaded (the previous pair kept serving).");
-    out += "miw_certificate_reload_errors_total " + std::to_string(reload_errors_.load()) + "\n";
-    header(out, "miw_certificate_not_after_timestamp_seconds", "gauge", "notAfter of the serving certificate, as a Unix time.");
-    out += "miw_certificate_not_after_timestamp_seconds " + std::to_string(not_after_.load()) + "\n";
+    single(out, "miw_requests_in_flight", "gauge", "Requests being answered now.", static_cast<long long>(in_flight_.load()));
+    single(out, "miw_connections_open", "gauge", "Open client connections.", static_cast<long long>(open_connections_.load()));
+    single(out, "miw_connections_rejected_total", "counter", "Connections closed at once because --max-connections were open.", static_cast<long long>(rejected_connections_.load()));
+    single(out, "miw_tls_handshake_failures_total", "counter", "TLS handshakes that failed or timed out.", static_cast<long long>(handshake_failures_.load()));
+    single(out, "miw_certificate_reloads_total", "counter", "Serving certificates loaded, the first one included.", static_cast<long long>(reloads_.load()));
+    single(out, "miw_certificate_reload_errors_total", "counter", "Changed certificate files that could not be loaded (the previous pair kept serving).", static_cast<long long>(reload_errors_.load()));
+    single(out, "miw_certificate_not_after_timestamp_seconds", "gauge", "notAfter of the serving certificate, as a Unix time.", static_cast<long long>(not_after_.load()));
     header(out, "miw_apiserver_version_info", "gauge", "The apiserver version the decisions use (1), by version.");
     if (!apiserver_version_.empty()) out += "miw_apiserver_version_info{version=" + label(apiserver_version_) + "} 1\n";
     header(out, "miw_node_lookups_total", "counter", "Node lookups for the pinned-node check, by result.");
     for (const auto& [result, count] : node_lookups_) out += "miw_node_lookups_total{result=" + label(result) + "} " + std::to_string(count) + "\n";
-    header(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-    out += "process_resident_memory_bytes " + std::to_string(resident_bytes()) + "\n";
+    single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", static_cast<long long>(resident_bytes()));
     return out;
 }
 
