@@ -186,6 +186,13 @@ TEST_CASE("bodies that hold no readable review get a plain 400", "[admission_rev
         {"two documents", envelope(R"({"uid":"u"})") + envelope(R"({"uid":"u"})"), "not valid JSON"},
         {"invalid UTF-8 in a string", envelope("{\"uid\":\"u\xff\"}"), "not valid JSON"},
         {"overlong UTF-8", envelope("{\"uid\":\"\xc0\xaf\"}"), "not valid JSON"},
+        // The validator takes a sequence's tail bytes before judging them:
+        // these end the body in the middle of one (short bodies live on the stack).
+        {"a four-byte UTF-8 lead at the end of a short body", "\"\xf0", "not valid JSON"},
+        {"a three-byte UTF-8 lead at the end of a short body", "{\"a\":\"\xe2", "not valid JSON"},
+        {"a two-byte UTF-8 lead at the end of a short body", "[\"\xc3", "not valid JSON"},
+        {"a UTF-8 lead and one tail byte at the end", "\"\xf0\x9f", "not valid JSON"},
+        {"a UTF-8 lead at the end of a long body", envelope("{\"uid\":\"" + std::string(4096, 'u')) + "\xf4", "not valid JSON"},
         {"a NUL byte after the document", envelope(R"({"uid":"u"})") + std::string("\0{}", 3), "NUL byte"},
         {"100,000 nested arrays", nested_arrays(100000), "deeper than 1000 levels"},
         {"100,000 nested objects", nested_objects(100000), "deeper than"},

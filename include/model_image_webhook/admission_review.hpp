@@ -52,8 +52,11 @@ struct ReviewResult {
     std::string patch;  // the JSON Patch document sent (base64-encoded) in the answer; empty for none
 };
 
-// Parses body in place (it is overwritten) and answers it.
+// Parses body in place (it is overwritten) and answers it. The parse needs
+// kReviewBodySlack bytes of room after the body; a body read with that much
+// spare capacity is never copied.
 ReviewResult review(std::string& body, const ReviewContext& context);
+inline constexpr std::size_t kReviewBodySlack = 3;
 
 // Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
 // an array of them) to out; objects of other kinds are passed over. Returns

@@ -593,8 +593,16 @@ ReviewResult review_error(std::string_view api_version, std::string_view uid, De
     return r;
 }
 
+// RapidJSON's UTF-8 validation takes the tail bytes of a multi-byte sequence
+// before it judges them, so a lead byte at the very end of the text reads (and
+// writes back, in situ) up to three bytes past the terminating NUL. The text
+// gets that many NULs more while it is parsed: every read stays inside it, and
+// a NUL is never a valid tail byte, so the parse fails where it should.
+//
 // Parses text in place into doc; an error message, or empty.
 std::string parse_document(std::string& text, Document& doc) {
+    const std::size_t length = text.size();
+    text.append(kReviewBodySlack, '\0');
     DepthLimitedBuilder builder(doc);
     rapidjson::InsituStringStream stream(text.data());
     rapidjson::ParseResult parsed;
@@ -604,11 +612,12 @@ std::string parse_document(std::string& text, Document& doc) {
         return !parsed.IsError();
     };
     doc.Populate(generate);
+    text.resize(length);  // shrinking keeps the buffer the DOM's strings point into
     if (builder.too_deep()) return "it nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does";
     if (parsed.IsError()) {
         return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " + std::to_string(parsed.Offset()) + ")";
     }
-    if (stream.Tell() != text.size()) return "it is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell());
+    if (stream.Tell() != length) return "it is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell());
     return {};
 }
 

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include "log.hpp"
+#include "model_image_webhook/admission_review.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
@@ -128,6 +129,10 @@ private:
 
     void on_header(beast::error_code ec, std::size_t) {
         if (ec) return on_read_error(ec);
+        if (const auto length = parser_->content_length()) {
+            // Room for the parser's slack up front: the body is never copied to make it.
+            parser_->get().body().reserve(static_cast<std::size_t>(*length) + kReviewBodySlack);
+        }
         if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
             // curl asks before sending a large body; the apiserver does not.
             continue_ = std::make_unique<http::response<http::empty_body>>(http::status::continue_, 11);
