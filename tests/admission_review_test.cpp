@@ -443,3 +443,26 @@ TEST_CASE("Nodes are read from Node objects, Lists and arrays", "[admission_revi
     CHECK(a.info.kubelet_version == "v1.35.0");
     CHECK(a.info.container_runtime_version == "containerd://2.1.0");
 }
+
+TEST_CASE("strings read the same whatever their length and wherever their escapes fall", "[admission_review]") {
+    // Long unescaped runs are scanned in 16-byte blocks; escapes shift the
+    // text left as it is unescaped in place. Every length and escape position
+    // across a few blocks must give back the same uid.
+    for (std::size_t length = 1; length <= 48; ++length) {
+        for (std::size_t escape_at = 0; escape_at <= length; ++escape_at) {
+            std::string uid(length, ' ');
+            for (std::size_t i = 0; i < length; ++i) uid[i] = static_cast<char>('a' + i % 26);
+            std::string json_uid = uid;
+            if (escape_at < length) {
+                uid[escape_at] = '/';
+                json_uid.replace(escape_at, 1, "\\/");
+            }
+            std::string body = artifact_review("CREATE", image_spec(kPinned));
+            body.replace(body.find("\"u-1\""), 5, "\"" + json_uid + "\"");
+            const auto answer = run(body);
+            INFO("length " << length << ", escape at " << escape_at);
+            REQUIRE(answer.outcome == ReviewOutcome::allowed);
+            CHECK(answer.uid == uid);
+        }
+    }
+}

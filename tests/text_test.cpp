@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 TEST_CASE("characters are named so that a user can find them", "[text]") {
     struct Case {
@@ -63,5 +64,29 @@ TEST_CASE("base64 as RFC 4648 writes it", "[text]") {
     };
     for (const auto& [in, out] : cases) {
         DYNAMIC_SECTION("\"" << out << "\"") { CHECK(miw::base64_encode(in) == out); }
+    }
+}
+
+TEST_CASE("ASCII is told from text with any byte of 0x80 or more", "[text]") {
+    struct Case {
+        std::string name;
+        std::string text;
+        bool ascii;
+    };
+    const std::string long_ascii(1000, 'a');
+    const std::vector<Case> cases = {
+        {"empty", "", true},
+        {"short ASCII", "{\"a\":1}", true},
+        {"every ASCII byte", [] { std::string s; for (int c = 0; c < 0x80; ++c) s += static_cast<char>(c); return s; }(), true},
+        {"long ASCII", long_ascii, true},
+        {"a UTF-8 letter", "caf\xc3\xa9", false},
+        {"0x80 at the start of a long text", "\x80" + long_ascii, false},
+        {"0xFF in the middle of a long text", long_ascii.substr(0, 500) + "\xff" + long_ascii.substr(500), false},
+        {"0x80 as the last byte after a whole block", std::string(32, 'a') + "\x80", false},
+        {"0x80 as the last byte of a block", std::string(31, 'a') + "\x80", false},
+        {"0xC3 as the last byte of a long text", long_ascii + "\xc3", false},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) { CHECK(miw::is_ascii(c.text) == c.ascii); }
     }
 }

@@ -56,7 +56,7 @@ struct ReviewResult {
 // kReviewBodySlack bytes of room after the body; a body read with that much
 // spare capacity is never copied.
 ReviewResult review(std::string& body, const ReviewContext& context);
-inline constexpr std::size_t kReviewBodySlack = 3;
+inline constexpr std::size_t kReviewBodySlack = 16;
 
 // Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
 // an array of them) to out; objects of other kinds are passed over. Returns

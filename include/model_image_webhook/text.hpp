@@ -26,6 +26,10 @@ std::string printable_line(std::string_view text, std::size_t max_bytes);
 // Standard base64 with padding (RFC 4648), as AdmissionResponse.patch travels.
 std::string base64_encode(std::string_view bytes);
 
+// True when every byte of text is below 0x80: such text holds no UTF-8
+// sequence that could be invalid.
+bool is_ascii(std::string_view text);
+
 // "a, b and c"
 std::string join(const std::string_view* items, std::size_t count, std::string_view separator);
 

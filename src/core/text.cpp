@@ -1,6 +1,8 @@
 #include "model_image_webhook/text.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace miw {
 
@@ -33,6 +35,22 @@ unsigned decode_code_point(std::string_view text, std::size_t i, std::size_t len
 }
 
 }  // namespace
+
+bool is_ascii(std::string_view text) {
+    // Eight bytes at a time: a JSON body is read once more, so this must cost
+    // far less than the per-byte check it spares.
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
+    std::size_t i = 0;
+    for (; i + 32 <= text.size(); i += 32) {
+        std::uint64_t w[4];
+        std::memcpy(w, text.data() + i, sizeof w);
+        if (((w[0] | w[1] | w[2] | w[3]) & kHighBits) != 0) return false;
+    }
+    for (; i < text.size(); ++i) {
+        if (static_cast<unsigned char>(text[i]) >= 0x80) return false;
+    }
+    return true;
+}
 
 std::string describe_byte_at(std::string_view text, std::size_t offset) {
     char buf[32];

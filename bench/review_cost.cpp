@@ -1,0 +1,51 @@
+// Prints what review() alone costs on each body given, with no transport:
+// the part of a request's time that is parsing, the rules and the answer.
+// A measurement, not a test: it prints and never fails.
+//
+//   build/bench/review_cost validate|mutate FILE... [--rounds N]
+#include "model_image_webhook/admission_review.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: review_cost validate|mutate FILE... [--rounds N]\n");
+        return 2;
+    }
+    miw::ReviewContext context;
+    context.endpoint = std::string_view(argv[1]) == "mutate" ? miw::Endpoint::mutate : miw::Endpoint::validate;
+    context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
+    int rounds = 20000;
+    std::vector<std::string> files;
+    for (int i = 2; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--rounds" && i + 1 < argc) {
+            rounds = std::atoi(argv[++i]);
+        } else {
+            files.emplace_back(argv[i]);
+        }
+    }
+    std::printf("%-40s %10s %12s\n", "body", "bytes", "us/review");
+    for (const auto& file : files) {
+        std::ifstream in(file, std::ios::binary);
+        const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string copy;
+        copy.reserve(body.size() + miw::kReviewBodySlack);
+        const auto start = std::chrono::steady_clock::now();
+        for (int r = 0; r < rounds; ++r) {
+            copy.assign(body);  // review() parses in place
+            const miw::ReviewResult result = miw::review(copy, context);
+            if (result.body.empty()) return 1;
+        }
+        const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / rounds;
+        const auto slash = file.find_last_of('/');
+        std::printf("%-40s %10zu %12.2f\n", file.substr(slash == std::string::npos ? 0 : slash + 1).c_str(), body.size(), us);
+    }
+    return 0;
+}
