@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/json_patch.hpp"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -27,21 +28,23 @@ void append_timestamp(std::string& out) {
                       utc.tm_hour % 100, utc.tm_min % 100, utc.tm_sec % 100);
         cached_second = seconds;
     }
-    char ms[8];
-    std::snprintf(ms, sizeof ms, ".%03dZ", static_cast<int>(millis));
+    const char ms[] = {'.', static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10), static_cast<char>('0' + millis % 10), 'Z'};
     out += cached;
-    out += ms;
+    out.append(ms, sizeof ms);
 }
 
 void append_value(std::string& out, const Log::Value& value) {
     if (const auto* s = std::get_if<std::string_view>(&value)) {
         append_json_string(out, *s);
     } else if (const auto* i = std::get_if<long long>(&value)) {
-        out += std::to_string(*i);
+        char buf[24];
+        out.append(buf, std::to_chars(buf, buf + sizeof buf, *i).ptr);
     } else if (const auto* d = std::get_if<double>(&value)) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.3f", *d);
-        out += buf;
+        // to_chars, not printf: this runs for every admission.
+        char buf[48];
+        const auto written = std::to_chars(buf, buf + sizeof buf, *d, std::chars_format::fixed, 3);
+        if (written.ec == std::errc()) out.append(buf, written.ptr);
+        else out += "null";
     } else {
         out += std::get<bool>(value) ? "true" : "false";
     }

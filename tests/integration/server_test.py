@@ -432,6 +432,9 @@ def logs_name_requests_and_never_env_values():
     assert len(lines) == 2, log
     assert lines[0]["kind"] == "Pod" and lines[0]["verdict"] == "allowed" and lines[0]["patched"] is True
     assert lines[1]["rule"] == "digest-required" and lines[1]["name"] == "qwen2-5-7b"
+    for line in lines:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"]), line
+        assert isinstance(line["latencyMs"], float) and 0 <= line["latencyMs"] < 10000, line
 
 
 @test
