@@ -20,6 +20,16 @@ std::string pinned_forms(const DigestAlgorithms& algorithms) {
     return out;
 }
 
+bool is_pattern_character(char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'; }
+
+// A loop, not find_first_of: that calls memchr once per byte of the reference.
+std::size_t find_pattern_character(std::string_view text, std::size_t from) {
+    for (std::size_t i = from; i < text.size(); ++i) {
+        if (is_pattern_character(text[i])) return i;
+    }
+    return std::string_view::npos;
+}
+
 // Offset of the first glob or pattern character, passing over the brackets
 // of an IPv6 registry host ("[fd00::1]:5000/repo").
 std::size_t first_pattern_character(std::string_view ref) {
@@ -29,10 +39,10 @@ std::size_t first_pattern_character(std::string_view ref) {
         const std::size_t slash = ref.find('/');
         if (close != std::string_view::npos && slash != std::string_view::npos && close < slash) {
             from = close + 1;
-            if (ref.substr(1, close - 1).find_first_of("*?[]{}") != std::string_view::npos) from = 0;
+            if (find_pattern_character(ref.substr(1, close - 1), 0) != std::string_view::npos) from = 0;
         }
     }
-    return ref.find_first_of("*?[]{}", from);
+    return find_pattern_character(ref, from);
 }
 
 bool lowercase_hex(std::string_view hex) {
