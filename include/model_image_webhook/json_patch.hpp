@@ -21,30 +21,30 @@ std::string pointer_token(std::string_view key);
 std::string pointer_child(std::string_view base, std::string_view key);
 std::string pointer_child(std::string_view base, std::size_t index);
 
+// Operations are written out as they are given, not kept as objects: a patch
+// is built once per admission, on the path of every Pod creation.
 class JsonPatch {
 public:
-    void add(std::string path, std::string value_json);
-    void remove(std::string path);
-    void replace(std::string path, std::string value_json);
+    void add(std::string_view path, std::string_view value_json);
+    void remove(std::string_view path);
+    void replace(std::string_view path, std::string_view value_json);
 
     // Removes the elements of the array at `array` whose indices are listed
     // in ascending order, from the highest down so that each index still
     // names the element it named in the original.
     void remove_indices(std::string_view array, const std::vector<std::size_t>& ascending);
 
-    bool empty() const { return ops_.empty(); }
-    std::size_t size() const { return ops_.size(); }
+    bool empty() const { return count_ == 0; }
+    std::size_t size() const { return count_; }
 
     // The patch document: a JSON array of operation objects.
     std::string to_json() const;
 
 private:
-    struct Op {
-        const char* name;
-        std::string path;
-        std::string value;  // JSON text; empty for remove
-    };
-    std::vector<Op> ops_;
+    void append_op(std::string_view name, std::string_view path, std::string_view value_json);
+
+    std::string json_;  // "[" and the operations so far, without the closing "]"
+    std::size_t count_ = 0;
 };
 
 }  // namespace miw

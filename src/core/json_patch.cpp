@@ -1,5 +1,6 @@
 #include "model_image_webhook/json_patch.hpp"
 
+#include <charconv>
 #include <cstdio>
 
 namespace miw {
@@ -61,37 +62,39 @@ std::string pointer_child(std::string_view base, std::size_t index) {
     return out;
 }
 
-void JsonPatch::add(std::string path, std::string value_json) { ops_.push_back({"add", std::move(path), std::move(value_json)}); }
+void JsonPatch::append_op(std::string_view name, std::string_view path, std::string_view value_json) {
+    json_ += json_.empty() ? "[{\"op\":\"" : ",{\"op\":\"";
+    json_ += name;
+    json_ += "\",\"path\":";
+    append_json_string(json_, path);
+    if (!value_json.empty()) {
+        json_ += ",\"value\":";
+        json_ += value_json;
+    }
+    json_ += '}';
+    ++count_;
+}
 
-void JsonPatch::remove(std::string path) { ops_.push_back({"remove", std::move(path), {}}); }
+void JsonPatch::add(std::string_view path, std::string_view value_json) { append_op("add", path, value_json); }
 
-void JsonPatch::replace(std::string path, std::string value_json) { ops_.push_back({"replace", std::move(path), std::move(value_json)}); }
+void JsonPatch::remove(std::string_view path) { append_op("remove", path, {}); }
+
+void JsonPatch::replace(std::string_view path, std::string_view value_json) { append_op("replace", path, value_json); }
 
 void JsonPatch::remove_indices(std::string_view array, const std::vector<std::size_t>& ascending) {
-    for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) remove(pointer_child(array, *it));
+    if (ascending.empty()) return;
+    // One path buffer for all of them: an env list can lose many variables.
+    std::string path(array);
+    path += '/';
+    const std::size_t prefix = path.size();
+    for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) {
+        char digits[24];
+        path.resize(prefix);
+        path.append(digits, std::to_chars(digits, digits + sizeof digits, *it).ptr);
+        remove(path);
+    }
 }
 
-std::string JsonPatch::to_json() const {
-    std::size_t size = 2;
-    for (const auto& op : ops_) size += op.path.size() + op.value.size() + 40;
-    std::string out;
-    out.reserve(size);
-    out += '[';
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
-        const Op& op = ops_[i];
-        if (i) out += ',';
-        out += "{\"op\":\"";
-        out += op.name;
-        out += "\",\"path\":";
-        append_json_string(out, op.path);
-        if (!op.value.empty()) {
-            out += ",\"value\":";
-            out += op.value;
-        }
-        out += '}';
-    }
-    out += ']';
-    return out;
-}
+std::string JsonPatch::to_json() const { return json_.empty() ? std::string("[]") : json_ + "]"; }
 
 }  // namespace miw
