@@ -25,6 +25,9 @@ std::string printable_line(std::string_view text, std::size_t max_bytes);
 
 // Standard base64 with padding (RFC 4648), as AdmissionResponse.patch travels.
 std::string base64_encode(std::string_view bytes);
+// The same written to out, which has room for base64_length(bytes.size()) characters.
+std::size_t base64_length(std::size_t bytes);
+void base64_encode_into(std::string_view bytes, char* out);
 
 // True when every byte of text is below 0x80: such text holds no UTF-8
 // sequence that could be invalid.

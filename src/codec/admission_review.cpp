@@ -551,9 +551,14 @@ std::string write_review(std::string_view api_version, std::string_view uid, con
     if (!d.allowed) write_status(w, d);
     if (!d.patch.empty()) {
         write_key(w, "patch");
-        // base64 needs no escaping: written as it is, quotes included.
-        const std::string quoted = "\"" + base64_encode(d.patch) + "\"";
-        w.RawValue(quoted.data(), quoted.size(), rapidjson::kStringType);
+        // base64 needs no escaping: encoded straight into the answer. The
+        // empty raw value writes the separator; the quoted text follows it.
+        w.RawValue("", 0, rapidjson::kStringType);
+        const std::size_t length = base64_length(d.patch.size());
+        char* out = buffer.Push(length + 2);
+        out[0] = '"';
+        base64_encode_into(d.patch, out + 1);
+        out[length + 1] = '"';
         write_key(w, "patchType");
         write_string(w, "JSONPatch");
     }

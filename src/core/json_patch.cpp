@@ -1,16 +1,30 @@
 #include "model_image_webhook/json_patch.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstdio>
 
 namespace miw {
+
+namespace {
+
+constexpr std::array<bool, 256> make_escape_table() {
+    std::array<bool, 256> table{};
+    for (std::size_t c = 0; c < 0x20; ++c) table[c] = true;
+    table['"'] = true;
+    table['\\'] = true;
+    return table;
+}
+constexpr std::array<bool, 256> kNeedsEscape = make_escape_table();
+
+}  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
     out += '"';
     std::size_t clean = 0;  // start of the run that needs no escape
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        if (!kNeedsEscape[c]) continue;
         out.append(text.data() + clean, i - clean);
         clean = i + 1;
         switch (c) {
