@@ -41,10 +41,14 @@ bool is_cache_path(std::string_view mount_path, const std::vector<std::string_vi
     return false;
 }
 
+// ASCII only, as environment variable names are matched; no locale lookup
+// per character.
+char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
 bool equals_ignoring_case(std::string_view a, std::string_view upper) {
     if (a.size() != upper.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::toupper(static_cast<unsigned char>(a[i])) != upper[i]) return false;
+        if (ascii_upper(a[i]) != upper[i]) return false;
     }
     return true;
 }
@@ -103,9 +107,8 @@ std::string model_volume_json(std::string_view reference) {
     return "{\"name\":" + json_string(kModelVolume) + ",\"image\":{\"reference\":" + json_string(reference) + "}}";
 }
 
-std::string model_mount_json() {
-    return "{\"name\":" + json_string(kModelVolume) + ",\"mountPath\":" + json_string(kModelMountPath) + ",\"readOnly\":true}";
-}
+// The mount is the same in every container: its JSON is written once.
+constexpr std::string_view kModelMountJson = R"({"name":"gpustack-model","mountPath":"/var/lib/gpustack/model","readOnly":true})";
 
 // Indices of "--revision VALUE" and "--revision=VALUE" in argv from `start`.
 std::vector<std::size_t> revision_indices(const std::vector<ArgView>& argv, std::size_t start) {
@@ -248,11 +251,11 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
     patch.remove_indices(mounts, gone);
     if (!selected) return;
     if (model != nullptr) {
-        if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
+        if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), kModelMountJson);
     } else if (!c.has_volume_mounts) {
-        patch.add(mounts, "[" + model_mount_json() + "]");
+        patch.add(mounts, "[" + std::string(kModelMountJson) + "]");
     } else {
-        patch.add(mounts + "/-", model_mount_json());
+        patch.add(mounts + "/-", kModelMountJson);
     }
 }
 
