@@ -38,8 +38,8 @@ unsigned decode_code_point(std::string_view text, std::size_t i, std::size_t len
 }  // namespace
 
 bool is_ascii(std::string_view text) {
-    // Eight bytes at a time: a JSON body is read once more, so this must cost
-    // far less than the per-byte check it spares.
+    // 32 bytes (four words) at a time: the body is read once more for this,
+    // so it must cost far less than the per-byte check it spares.
     constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
     std::size_t i = 0;
     for (; i + 32 <= text.size(); i += 32) {
