@@ -193,6 +193,12 @@ TEST_CASE("bodies that hold no readable review get a plain 400", "[admission_rev
         {"a two-byte UTF-8 lead at the end of a short body", "[\"\xc3", "not valid JSON"},
         {"a UTF-8 lead and one tail byte at the end", "\"\xf0\x9f", "not valid JSON"},
         {"a UTF-8 lead at the end of a long body", envelope("{\"uid\":\"" + std::string(4096, 'u')) + "\xf4", "not valid JSON"},
+        // Raw control characters are refused wherever they fall in a long string,
+        // 0x1A to 0x1F included (a 16-byte scan that tests for 0x19 and below misses them).
+        {"a raw 0x1C deep inside a long string", envelope("{\"uid\":\"" + std::string(40, 'u') + "\x1c" + std::string(40, 'u') + "\"}"), "not valid JSON"},
+        {"a raw 0x1F deep inside a long string", envelope("{\"uid\":\"" + std::string(47, 'u') + "\x1f" + std::string(47, 'u') + "\"}"), "not valid JSON"},
+        {"a raw 0x1A deep inside a long string", envelope("{\"uid\":\"" + std::string(33, 'u') + "\x1a" + std::string(90, 'u') + "\"}"), "not valid JSON"},
+        {"a raw tab inside a string", envelope("{\"uid\":\"u\tu\"}"), "not valid JSON"},
         {"a NUL byte after the document", envelope(R"({"uid":"u"})") + std::string("\0{}", 3), "NUL byte"},
         {"100,000 nested arrays", nested_arrays(100000), "deeper than 1000 levels"},
         {"100,000 nested objects", nested_objects(100000), "deeper than"},

@@ -76,26 +76,41 @@ TEST_CASE("base64 as RFC 4648 writes it", "[text]") {
     }
 }
 
-TEST_CASE("ASCII is told from text with any byte of 0x80 or more", "[text]") {
+TEST_CASE("printable ASCII is told from text with a control character or a byte of 0x80 or more", "[text]") {
     struct Case {
         std::string name;
         std::string text;
-        bool ascii;
+        bool printable;
     };
-    const std::string long_ascii(1000, 'a');
-    const std::vector<Case> cases = {
+    const std::string long_text(1000, 'a');
+    const auto with_byte_at = [&](std::size_t at, char byte) {
+        std::string s = long_text;
+        s[at] = byte;
+        return s;
+    };
+    std::vector<Case> cases = {
         {"empty", "", true},
-        {"short ASCII", "{\"a\":1}", true},
-        {"every ASCII byte", [] { std::string s; for (int c = 0; c < 0x80; ++c) s += static_cast<char>(c); return s; }(), true},
-        {"long ASCII", long_ascii, true},
+        {"short JSON", "{\"a\":1}", true},
+        {"every printable byte and DEL", [] { std::string s; for (int c = 0x20; c < 0x80; ++c) s += static_cast<char>(c); return s; }(), true},
+        {"long text", long_text, true},
         {"a UTF-8 letter", "caf\xc3\xa9", false},
-        {"0x80 at the start of a long text", "\x80" + long_ascii, false},
-        {"0xFF in the middle of a long text", long_ascii.substr(0, 500) + "\xff" + long_ascii.substr(500), false},
+        {"0x80 at the start of a long text", with_byte_at(0, '\x80'), false},
+        {"0xFF in the middle of a long text", with_byte_at(500, '\xff'), false},
         {"0x80 as the last byte after a whole block", std::string(32, 'a') + "\x80", false},
         {"0x80 as the last byte of a block", std::string(31, 'a') + "\x80", false},
-        {"0xC3 as the last byte of a long text", long_ascii + "\xc3", false},
+        {"a newline in a short text", "{\n}", false},
+        {"NUL in a long text", with_byte_at(700, '\0'), false},
+        {"0x1F in the second word", with_byte_at(9, '\x1f'), false},
+        {"0x20 and 0x7F at word edges", with_byte_at(7, ' ') + "\x7f", true},
     };
+    // Every control character, at every offset of a 32-byte block.
+    for (int c = 0; c < 0x20; ++c) {
+        for (std::size_t at = 0; at < 32; ++at) {
+            cases.push_back({"control 0x" + std::to_string(c) + " at " + std::to_string(at), with_byte_at(at, static_cast<char>(c)), false});
+        }
+    }
     for (const auto& c : cases) {
-        DYNAMIC_SECTION(c.name) { CHECK(miw::is_ascii(c.text) == c.ascii); }
+        DYNAMIC_SECTION(c.name) { CHECK(miw::is_printable_ascii(c.text) == c.printable); }
     }
 }
+

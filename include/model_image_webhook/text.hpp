@@ -29,9 +29,9 @@ std::string base64_encode(std::string_view bytes);
 std::size_t base64_length(std::size_t bytes);
 void base64_encode_into(std::string_view bytes, char* out);
 
-// True when every byte of text is below 0x80: such text holds no UTF-8
-// sequence that could be invalid.
-bool is_ascii(std::string_view text);
+// True when every byte of text is printable ASCII, 0x20 to 0x7F: no UTF-8
+// sequence that could be invalid, and no control character.
+bool is_printable_ascii(std::string_view text);
 
 // "a, b and c"
 std::string join(const std::string_view* items, std::size_t count, std::string_view separator);

@@ -37,18 +37,23 @@ unsigned decode_code_point(std::string_view text, std::size_t i, std::size_t len
 
 }  // namespace
 
-bool is_ascii(std::string_view text) {
+bool is_printable_ascii(std::string_view text) {
     // 32 bytes (four words) at a time: the body is read once more for this,
-    // so it must cost far less than the per-byte check it spares.
+    // so it must cost far less than the per-byte checks it spares. A byte is
+    // flagged by its high bit (0x80 and up), or by the borrow of subtracting
+    // 0x20 from a byte below it (exact once no high bit is set).
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
     constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
+    const auto flagged = [](std::uint64_t w) { return (w & kHighBits) | ((w - kOnes * 0x20) & ~w & kHighBits); };
     std::size_t i = 0;
     for (; i + 32 <= text.size(); i += 32) {
         std::uint64_t w[4];
         std::memcpy(w, text.data() + i, sizeof w);
-        if (((w[0] | w[1] | w[2] | w[3]) & kHighBits) != 0) return false;
+        if ((flagged(w[0]) | flagged(w[1]) | flagged(w[2]) | flagged(w[3])) != 0) return false;
     }
     for (; i < text.size(); ++i) {
-        if (static_cast<unsigned char>(text[i]) >= 0x80) return false;
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c >= 0x80) return false;
     }
     return true;
 }
