@@ -107,8 +107,12 @@ std::string model_volume_json(std::string_view reference) {
     return "{\"name\":" + json_string(kModelVolume) + ",\"image\":{\"reference\":" + json_string(reference) + "}}";
 }
 
-// The mount is the same in every container: its JSON is written once.
-constexpr std::string_view kModelMountJson = R"({"name":"gpustack-model","mountPath":"/var/lib/gpustack/model","readOnly":true})";
+// The mount is the same in every container: its JSON is built once, from the
+// same constants the rules read.
+const std::string& model_mount_json() {
+    static const std::string json = "{\"name\":" + json_string(kModelVolume) + ",\"mountPath\":" + json_string(kModelMountPath) + ",\"readOnly\":true}";
+    return json;
+}
 
 // Indices of "--revision VALUE" and "--revision=VALUE" in argv from `start`.
 std::vector<std::size_t> revision_indices(const std::vector<ArgView>& argv, std::size_t start) {
@@ -251,11 +255,11 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
     patch.remove_indices(mounts, gone);
     if (!selected) return;
     if (model != nullptr) {
-        if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), kModelMountJson);
+        if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
     } else if (!c.has_volume_mounts) {
-        patch.add(mounts, "[" + std::string(kModelMountJson) + "]");
+        patch.add(mounts, "[" + model_mount_json() + "]");
     } else {
-        patch.add(mounts + "/-", kModelMountJson);
+        patch.add(mounts + "/-", model_mount_json());
     }
 }
 
