@@ -15,6 +15,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -194,6 +195,11 @@ int run_serve(int argc, char** argv) {
         blocking.emplace(32);
         context.blocking = &*blocking;
     }
+
+    // OpenSSL writes to the sockets itself, with write(): a client that has
+    // gone away must be an EPIPE on its connection, not a signal that ends
+    // the process.
+    std::signal(SIGPIPE, SIG_IGN);
 
     unsigned threads = parsed["threads"].as<unsigned>();
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());

@@ -1,12 +1,12 @@
 #include "session.hpp"
 
 #include "log.hpp"
+#include "tls_stream.hpp"
 #include "model_image_webhook/admission_review.hpp"
 
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 
 #include <optional>
 #include <type_traits>
@@ -51,7 +51,7 @@ using TcpStream = beast::basic_stream<tcp, net::io_context::executor_type>;
 
 template <bool Tls>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Tls>> {
-    using Stream = std::conditional_t<Tls, beast::ssl_stream<TcpStream>, TcpStream>;
+    using Stream = std::conditional_t<Tls, TlsStream, TcpStream>;
     enum class State { handshaking, waiting, reading, answering };
 
 public:
@@ -83,13 +83,14 @@ private:
         else return Stream(std::move(socket));
     }
 
-    TcpStream& lowest() { return beast::get_lowest_layer(stream_); }
+    // The stream that keeps the deadlines and owns the socket.
+    auto& lowest() { return beast::get_lowest_layer(stream_); }
 
     void handshake() {
         if constexpr (Tls) {
             state_ = State::handshaking;
             lowest().expires_after(context_.limits.handshake_timeout);
-            stream_.async_handshake(ssl::stream_base::server, beast::bind_front_handler(&Session::on_handshake, this->shared_from_this()));
+            stream_.async_handshake(beast::bind_front_handler(&Session::on_handshake, this->shared_from_this()));
         } else {
             wait_for_request();
         }

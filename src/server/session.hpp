@@ -4,6 +4,7 @@
 
 #include "router.hpp"
 #include "server_state.hpp"
+#include "tls_stream.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -59,10 +60,9 @@ struct ServerContext {
     std::atomic<std::size_t> admission_connections{0};
 };
 
-// Each connection belongs to one I/O thread's io_context for its whole life,
-// so its handlers never run concurrently: no strand, and no type-erased
-// executor on the hot path.
-using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
+// Each connection belongs to one I/O thread's io_context for its whole life
+// (Socket, from tls_stream.hpp, is bound to it), so its handlers never run
+// concurrently: no strand, and no type-erased executor on the hot path.
 
 // tls null: a plain HTTP connection (the metrics port).
 void start_session(Socket socket, std::shared_ptr<boost::asio::ssl::context> tls, ServerContext& context, Port port);
