@@ -6,6 +6,8 @@ rotation under load, SIGTERM under load, and a stand-in apiserver that hangs.
 
   faults_test.py BINARY REPO_DIR
 """
+import base64
+import json
 import os
 import shutil
 import http.client
@@ -141,6 +143,92 @@ def a_thousand_concurrent_connections():
     finally:
         for c in conns:
             c.close()
+        s.stop()
+
+
+def pod_with_a_large_patch(env_vars=100000):
+    """A Pod of the download era whose first container has thousands of HF_
+    variables: each is removed, so the answer runs to megabytes, more than a
+    socket's send buffer holds (4 MiB at most)."""
+    review = json.loads(st.example("pod-vllm-download-era"))
+    env = review["request"]["object"]["spec"]["containers"][0].setdefault("env", [])
+    env.extend({"name": "HF_EXTRA_%d" % i, "value": "v"} for i in range(env_vars))
+    return json.dumps(review).encode()
+
+
+def raw_request(path, body):
+    return b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (path.encode(), len(body), body)
+
+
+def small_window_connection(s):
+    """A TLS connection whose receive buffer is tiny, so the server's writes
+    fill the socket and must wait for the reader."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.settimeout(20)
+    raw.connect(("127.0.0.1", s.port))
+    return s.context().wrap_socket(raw, server_hostname="127.0.0.1")
+
+
+def read_answer(t):
+    """One HTTP answer from a socket: (head, body), or the bytes read so far
+    when the server closes first."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = t.recv(65536)
+        if not chunk:
+            return data, None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int([line.split(b":", 1)[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")][0])
+    while len(body) < length:
+        chunk = t.recv(min(65536, length - len(body)))
+        if not chunk:
+            return head, None
+        body += chunk
+        time.sleep(0.001)  # a slow reader
+    return head, body
+
+
+@test
+def a_slow_reader_gets_all_of_a_large_answer():
+    s = st.Server()
+    try:
+        t = small_window_connection(s)
+        body = pod_with_a_large_patch()
+        t.sendall(raw_request("/mutate", body))
+        time.sleep(1.0)  # the answer waits in a full socket meanwhile
+        head, answer = read_answer(t)
+        assert answer is not None and b"200 OK" in head, head[:200]
+        review = st.review_of(answer)
+        patch = json.loads(base64.b64decode(review["patch"]))
+        removed = [op for op in patch if op["op"] == "remove" and "/env/" in op["path"]]
+        assert len(removed) >= 100000 and len(answer) > 5000000, (len(removed), len(answer))
+        # the same connection goes on to the next request
+        t.sendall(raw_request("/validate", st.example("artifact-pinned-create")))
+        head, answer = read_answer(t)
+        assert answer is not None and st.review_of(answer)["allowed"] is True
+        t.close()
+        timed_answers(s, 3)
+    finally:
+        s.stop()
+
+
+@test
+def a_client_that_never_reads_its_answer_is_cut_off_by_the_write_timeout():
+    s = st.Server("--write-timeout", "1s")
+    try:
+        t = small_window_connection(s)
+        t.sendall(raw_request("/mutate", pod_with_a_large_patch()))
+        time.sleep(2.5)  # past the write deadline, nothing read
+        timed_answers(s, 3)  # others are served meanwhile
+        try:
+            _, answer = read_answer(t)
+        except (OSError, ssl.SSLError):
+            answer = None  # reset or cut short: closed either way
+        assert answer is None, "the server waited past its write deadline for a reader that never came"
+        t.close()
+    finally:
         s.stop()
 
 
