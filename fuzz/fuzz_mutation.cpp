@@ -1,6 +1,7 @@
 // Any JSON as the spec of an opted-in Pod: every patch the webhook produces
 // applies cleanly to the Pod it was made for, and a second pass over the
-// patched Pod produces no patch.
+// patched Pod produces no patch; whichever reader parses it, the answer is
+// the same.
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/manifest.hpp"
 
@@ -17,12 +18,18 @@ const std::string kMetadata =
 std::string pod_with_spec(const std::string& spec) { return R"({"apiVersion":"v1","kind":"Pod",)" + kMetadata + R"(,"spec":)" + spec + "}"; }
 
 miw::ReviewResult mutate(const std::string& pod) {
-    std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"f","kind":{"group":"","version":"v1","kind":"Pod"},)"
-                       R"("operation":"CREATE","object":)" + pod + "}}";
+    const std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"f","kind":{"group":"","version":"v1","kind":"Pod"},)"
+                             R"("operation":"CREATE","object":)" + pod + "}}";
     miw::ReviewContext context;
     context.endpoint = miw::Endpoint::mutate;
     context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
-    return miw::review(body, context);
+    std::string compact_body = body, reference_body = body;
+    miw::ReviewResult r = miw::review(compact_body, context);
+    // The compact reader must answer as RapidJSON alone does, to the byte.
+    context.json_reader = miw::JsonReader::rapidjson_only;
+    const miw::ReviewResult reference = miw::review(reference_body, context);
+    if (r.body != reference.body || r.outcome != reference.outcome || r.error != reference.error) std::abort();
+    return r;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Any bytes as an AdmissionReview body, on both endpoints: always an answer,
-// and a review-shaped one whenever the status says so.
+// a review-shaped one whenever the status says so, and the same answer
+// whichever reader parses it.
 #include "model_image_webhook/admission_review.hpp"
 
 #include <cstdint>
@@ -19,7 +20,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         context.endpoint = endpoint;
         context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
         context.nodes = &nodes;
+        std::string reference_body = body;
         const miw::ReviewResult r = miw::review(body, context);
+        // The compact reader must answer as RapidJSON alone does, to the byte.
+        context.json_reader = miw::JsonReader::rapidjson_only;
+        const miw::ReviewResult reference = miw::review(reference_body, context);
+        if (r.body != reference.body || r.http_status != reference.http_status || r.outcome != reference.outcome || r.error != reference.error) std::abort();
         if (r.body.empty()) std::abort();
         if (r.outcome == miw::ReviewOutcome::unreadable && r.http_status != 400) std::abort();
         if (r.outcome != miw::ReviewOutcome::unreadable && (r.http_status != 200 || r.body.front() != '{')) std::abort();

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 using namespace miw;
 
@@ -469,6 +470,46 @@ TEST_CASE("strings read the same whatever their length and wherever their escape
             INFO("length " << length << ", escape at " << escape_at);
             REQUIRE(answer.outcome == ReviewOutcome::allowed);
             CHECK(answer.uid == uid);
+        }
+    }
+}
+
+TEST_CASE("the compact reader and RapidJSON give the same answers", "[admission_review]") {
+    // The examples' bodies as they are, and each compact one with an escape
+    // added, so that both paths through the reader are taken.
+    const std::string examples = std::string(MIW_FIXTURES_DIR) + "/../../examples/reviews/";
+    struct Case {
+        const char* name;
+        std::string body;
+    };
+    std::vector<Case> cases = {
+        {"escaped annotation", envelope(R"({"uid":"e","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","object":{"metadata":{"annotations":{"note":"a\"b\u00e9"}},"spec":{"containers":[]}}})")},
+        {"fraction and exponent", envelope(R"({"uid":"n","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","object":{"spec":{"priority":1.5e3,"containers":[]}}})")},
+        {"not JSON", "{\"apiVersion\":"},
+        {"too deep", nested_objects(kMaxJsonDepth + 1)},
+        {"non-ASCII", envelope(R"({"uid":"caf)" "\xc3\xa9" R"("})")},
+    };
+    for (const char* name : {"artifact-pinned-create", "artifact-tag-only", "pod-vllm-download-era", "deployment-vllm", "pod-pinned-old-node",
+                             "artifact-update-changed", "malformed-operation"}) {
+        std::ifstream in(examples + name + ".json", std::ios::binary);
+        REQUIRE(in.good());
+        cases.push_back({name, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())});
+    }
+    for (const auto& c : cases) {
+        for (Endpoint endpoint : {Endpoint::validate, Endpoint::mutate}) {
+            DYNAMIC_SECTION(c.name << (endpoint == Endpoint::validate ? " (validate)" : " (mutate)")) {
+                ReviewContext context;
+                context.endpoint = endpoint;
+                context.policy.apiserver = ApiserverVersion::from_text("v1.35.0");
+                std::string compact_body = c.body, reference_body = c.body;
+                const ReviewResult compact = review(compact_body, context);
+                context.json_reader = JsonReader::rapidjson_only;
+                const ReviewResult reference = review(reference_body, context);
+                CHECK(compact.http_status == reference.http_status);
+                CHECK(compact.outcome == reference.outcome);
+                CHECK(compact.error == reference.error);
+                CHECK(compact.body == reference.body);
+            }
         }
     }
 }

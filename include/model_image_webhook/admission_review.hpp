@@ -14,10 +14,17 @@ namespace miw {
 // real Kubernetes objects stay far below it.
 inline constexpr unsigned kMaxJsonDepth = 1000;
 
+// How a body is parsed. compact_first: the JSON the apiserver sends (compact,
+// printable ASCII, no escapes) by a reader made for it, anything else by
+// RapidJSON. rapidjson_only: every body by RapidJSON, the reference the
+// compact reader is checked against (tests, fuzzing). Answers are the same.
+enum class JsonReader { compact_first, rapidjson_only };
+
 struct ReviewContext {
     Endpoint endpoint = Endpoint::validate;
     PolicyConfig policy;
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
+    JsonReader json_reader = JsonReader::compact_first;
 };
 
 enum class ReviewOutcome {

@@ -7,6 +7,7 @@
 #include "model_image_webhook/admission_policy.hpp"
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/text.hpp"
+#include "compact_json_reader.hpp"
 
 // RapidJSON scans the unescaped run of a string 16 bytes at a time with SSE2
 // (every x86-64 has it) when it need not validate UTF-8 byte by byte; its
@@ -625,13 +626,26 @@ ReviewResult review_error(std::string_view api_version, std::string_view uid, De
 // loads 16 aligned bytes at a time. Every read stays inside the text.
 //
 // Parses text in place into doc; an error message, or empty.
-std::string parse_document(std::string& text, Document& doc) {
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice = JsonReader::compact_first) {
     const std::size_t length = text.size();
+    // No need to look at the bytes first: the compact reader declines what it
+    // does not take (an escape, a byte outside printable ASCII) where it meets it.
+    if (reader_choice == JsonReader::compact_first) {
+        DepthLimitedBuilder compact_builder(doc);
+        bool read = false;
+        auto generate = [&](Document&) {
+            read = read_compact_json<kMaxJsonDepth>(text, compact_builder) == CompactRead::parsed;
+            return read;
+        };
+        doc.Populate(generate);
+        if (read) return {};
+        // Declined: the text is as it came, and RapidJSON reads it and words any error.
+    }
+    const bool printable = is_printable_ascii(text);
     text.append(kReviewBodySlack, '\0');
     DepthLimitedBuilder builder(doc);
     rapidjson::InsituStringStream stream(text.data());
     rapidjson::ParseResult parsed;
-    const bool printable = is_printable_ascii(std::string_view(text.data(), length));
     auto generate = [&](Document&) {
         rapidjson::Reader reader;
         parsed = printable ? reader.Parse<kPrintableAsciiParseFlags>(stream, builder) : reader.Parse<kParseFlags>(stream, builder);
@@ -657,7 +671,7 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB doubling.
     Document doc(&pool, kParseStackBytes);
-    if (std::string error = parse_document(body, doc); !error.empty()) return unreadable("the request body cannot be read: " + error);
+    if (std::string error = parse_document(body, doc, context.json_reader); !error.empty()) return unreadable("the request body cannot be read: " + error);
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
 
     const Value* request = member(&doc, "request");

@@ -1,0 +1,202 @@
+// A reader for the JSON the apiserver sends: compact, printable ASCII, its
+// strings without escapes, its numbers integers. It feeds a SAX handler the
+// same events, with the same arguments, as RapidJSON's reader would for that
+// text (strings in place, as kParseInsituFlag gives them; integers as Int,
+// Uint, Int64 or Uint64 by the same ranges), at a fraction of the cost per
+// string. It declines anything else (an escape, a fraction or exponent, a
+// byte outside printable ASCII, any error, a handler that stops), and its
+// caller then parses the text with RapidJSON, which words every error: the
+// text is never modified here, so it can be parsed again as it came.
+//
+// Iterative, with its own stack of at most MaxDepth open containers.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+namespace miw {
+
+enum class CompactRead { parsed, declined };
+
+namespace compact_json {
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
+
+constexpr std::uint64_t bytes_below(std::uint64_t x, unsigned char n) { return (x - kOnes * n) & ~x & kHighBits; }
+constexpr std::uint64_t bytes_equal(std::uint64_t x, unsigned char c) { return bytes_below(x ^ (kOnes * c), 1); }
+
+// A byte that ends the plain run of a string: its closing quote, or one this
+// reader leaves to RapidJSON (a backslash, a control character, non-ASCII).
+constexpr bool ends_plain_run(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
+
+// The first byte at or after p that ends the plain run, or end. Eight bytes
+// at a time: the lowest flagged byte of a word is exact (the borrows of the
+// tests above only ever flag bytes above a true match).
+inline const char* plain_run_end(const char* p, const char* end) {
+    while (end - p >= 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p, 8);
+        const std::uint64_t flagged = bytes_equal(word, '"') | bytes_equal(word, '\\') | bytes_below(word, 0x20) | (word & kHighBits);
+        if (flagged != 0) return p + (__builtin_ctzll(flagged) >> 3);
+        p += 8;
+    }
+    while (p != end && !ends_plain_run(static_cast<unsigned char>(*p))) ++p;
+    return p;
+}
+
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+}  // namespace compact_json
+
+template <std::size_t MaxDepth, class Handler>
+CompactRead read_compact_json(std::string_view text, Handler& handler) {
+    using namespace compact_json;
+    if (text.size() >= std::numeric_limits<unsigned>::max()) return CompactRead::declined;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+
+    struct Open {
+        unsigned count;
+        bool object;
+    };
+    std::array<Open, MaxDepth> open;
+    std::size_t depth = 0;
+
+    // Compact JSON has no space between tokens: one comparison says so.
+    auto skip_space = [&] {
+        while (p != end && static_cast<unsigned char>(*p) <= ' ' && is_space(*p)) ++p;
+    };
+    // A string without escapes, p at its opening quote; its text in place.
+    auto read_string = [&](const char*& start, unsigned& length) {
+        ++p;
+        const char* close = plain_run_end(p, end);
+        if (close == end || *close != '"') return false;
+        start = p;
+        length = static_cast<unsigned>(close - p);
+        p = close + 1;
+        return true;
+    };
+    auto read_literal = [&](std::string_view word) {
+        if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
+        p += word.size();
+        return true;
+    };
+    // An integer, by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
+    // Int down to -2^31, Int64 beyond; past 64 bits it would be a double.
+    auto read_integer = [&] {
+        const bool minus = *p == '-';
+        if (minus) ++p;
+        if (p == end || *p < '0' || *p > '9') return false;
+        std::uint64_t value = static_cast<std::uint64_t>(*p - '0');
+        if (*p++ != '0') {
+            for (; p != end && *p >= '0' && *p <= '9'; ++p) {
+                const auto digit = static_cast<std::uint64_t>(*p - '0');
+                if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return false;
+                value = value * 10 + digit;
+            }
+        }
+        if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) return false;
+        if (!minus) {
+            if (value <= std::numeric_limits<unsigned>::max()) return handler.Uint(static_cast<unsigned>(value));
+            return handler.Uint64(value);
+        }
+        if (value <= 2147483648ull) return handler.Int(static_cast<int>(~value + 1));
+        if (value <= 9223372036854775808ull) return handler.Int64(static_cast<std::int64_t>(~value + 1));
+        return false;
+    };
+
+    for (;;) {
+        // A value.
+        skip_space();
+        if (p == end) return CompactRead::declined;
+        bool done_value = true;
+        switch (*p) {
+            case '{':
+                ++p;
+                if (!handler.StartObject()) return CompactRead::declined;
+                skip_space();
+                if (p != end && *p == '}') {
+                    ++p;
+                    if (!handler.EndObject(0)) return CompactRead::declined;
+                } else {
+                    if (depth == MaxDepth) return CompactRead::declined;
+                    open[depth++] = {0, true};
+                    done_value = false;
+                }
+                break;
+            case '[':
+                ++p;
+                if (!handler.StartArray()) return CompactRead::declined;
+                skip_space();
+                if (p != end && *p == ']') {
+                    ++p;
+                    if (!handler.EndArray(0)) return CompactRead::declined;
+                } else {
+                    if (depth == MaxDepth) return CompactRead::declined;
+                    open[depth++] = {0, false};
+                    done_value = false;
+                }
+                break;
+            case '"': {
+                const char* start = nullptr;
+                unsigned length = 0;
+                if (!read_string(start, length) || !handler.String(start, length, false)) return CompactRead::declined;
+                break;
+            }
+            case 't':
+                if (!read_literal("true") || !handler.Bool(true)) return CompactRead::declined;
+                break;
+            case 'f':
+                if (!read_literal("false") || !handler.Bool(false)) return CompactRead::declined;
+                break;
+            case 'n':
+                if (!read_literal("null") || !handler.Null()) return CompactRead::declined;
+                break;
+            default:
+                if (!read_integer()) return CompactRead::declined;
+                break;
+        }
+
+        // After a value: the next member or element, or the ends of the
+        // containers it completes.
+        for (bool need_value = !done_value; !need_value;) {
+            if (depth == 0) {
+                skip_space();
+                return p == end ? CompactRead::parsed : CompactRead::declined;
+            }
+            skip_space();
+            if (p == end) return CompactRead::declined;
+            Open& top = open[depth - 1];
+            ++top.count;
+            if (*p == ',') {
+                ++p;
+                need_value = true;
+            } else if (*p == (top.object ? '}' : ']')) {
+                ++p;
+                --depth;
+                if (!(top.object ? handler.EndObject(top.count) : handler.EndArray(top.count))) return CompactRead::declined;
+                continue;
+            } else {
+                return CompactRead::declined;
+            }
+        }
+        // The start of a member: its key and colon, then its value above.
+        if (open[depth - 1].object) {
+            skip_space();
+            if (p == end || *p != '"') return CompactRead::declined;
+            const char* start = nullptr;
+            unsigned length = 0;
+            if (!read_string(start, length) || !handler.Key(start, length, false)) return CompactRead::declined;
+            skip_space();
+            if (p == end || *p != ':') return CompactRead::declined;
+            ++p;
+        }
+    }
+}
+
+}  // namespace miw

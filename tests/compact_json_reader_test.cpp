@@ -1,0 +1,145 @@
+#include "../src/codec/compact_json_reader.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+// Writes down each SAX event, as RapidJSON's reader would send them.
+struct Recorder {
+    std::string events;
+    const char* text_begin = nullptr;
+    const char* text_end = nullptr;
+    bool strings_in_place = true;
+    int refuse_after = -1;  // >= 0: the handler stops after that many events
+
+    bool note(const std::string& e) {
+        events += e + " ";
+        return refuse_after < 0 || --refuse_after >= 0;
+    }
+    bool in_place(const char* s, unsigned n) { return s >= text_begin && s + n <= text_end; }
+
+    bool Null() { return note("null"); }
+    bool Bool(bool b) { return note(b ? "true" : "false"); }
+    bool Int(int i) { return note("Int:" + std::to_string(i)); }
+    bool Uint(unsigned u) { return note("Uint:" + std::to_string(u)); }
+    bool Int64(std::int64_t i) { return note("Int64:" + std::to_string(i)); }
+    bool Uint64(std::uint64_t u) { return note("Uint64:" + std::to_string(u)); }
+    bool String(const char* s, unsigned n, bool copy) {
+        strings_in_place = strings_in_place && in_place(s, n) && !copy;
+        return note("s:" + std::string(s, n));
+    }
+    bool Key(const char* s, unsigned n, bool copy) {
+        strings_in_place = strings_in_place && in_place(s, n) && !copy;
+        return note("k:" + std::string(s, n));
+    }
+    bool StartObject() { return note("{"); }
+    bool EndObject(unsigned members) { return note("}" + std::to_string(members)); }
+    bool StartArray() { return note("["); }
+    bool EndArray(unsigned elements) { return note("]" + std::to_string(elements)); }
+};
+
+template <std::size_t MaxDepth = 8>
+miw::CompactRead read(const std::string& text, Recorder& r) {
+    r.text_begin = text.data();
+    r.text_end = text.data() + text.size();
+    return miw::read_compact_json<MaxDepth>(text, r);
+}
+
+}  // namespace
+
+TEST_CASE("compact JSON gives the events RapidJSON's reader would", "[compact_json_reader]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        const char* events;
+    };
+    const Case cases[] = {
+        {"an AdmissionReview's outline", R"({"kind":"AdmissionReview","request":{"uid":"u","dryRun":false,"options":null}})",
+         "{ k:kind s:AdmissionReview k:request { k:uid s:u k:dryRun false k:options null }3 }2 "},
+        {"arrays, nested and empty", R"([[],{},[1,[2]],"x"])", "[ [ ]0 { }0 [ Uint:1 [ Uint:2 ]1 ]2 s:x ]4 "},
+        {"the empty string and DEL inside a string", "[\"\",\"a\x7f\"]", "[ s: s:a\x7f ]2 "},
+        {"a scalar at the top", "true", "true "},
+        {"spaces, tabs and line ends between tokens", " {\n\t\"a\" :\r [ 1 , 2 ] } ", "{ k:a [ Uint:1 Uint:2 ]2 }1 "},
+        {"long strings, across eight-byte words", R"({"0123456789abcdef0123":"a long value, more than two words long"})",
+         "{ k:0123456789abcdef0123 s:a long value, more than two words long }1 "},
+        {"duplicate keys, both kept", R"({"a":1,"a":2})", "{ k:a Uint:1 k:a Uint:2 }2 "},
+        {"zero", "[0,-0]", "[ Uint:0 Int:0 ]2 "},
+        {"the largest 32-bit unsigned", "4294967295", "Uint:4294967295 "},
+        {"one past it", "4294967296", "Uint64:4294967296 "},
+        {"the largest 64-bit unsigned", "18446744073709551615", "Uint64:18446744073709551615 "},
+        {"the smallest 32-bit signed", "-2147483648", "Int:-2147483648 "},
+        {"one below it", "-2147483649", "Int64:-2147483649 "},
+        {"the smallest 64-bit signed", "-9223372036854775808", "Int64:-9223372036854775808 "},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Recorder r;
+            REQUIRE(read(c.text, r) == miw::CompactRead::parsed);
+            CHECK(r.events == c.events);
+            CHECK(r.strings_in_place);
+        }
+    }
+}
+
+TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[compact_json_reader]") {
+    struct Case {
+        const char* name;
+        std::string text;
+    };
+    const Case cases[] = {
+        {"an escape", R"({"a":"line\nbreak"})"},
+        {"an escaped quote in a key", R"({"a\"b":1})"},
+        {"a unicode escape", R"(["\u00e9"])"},
+        {"a fraction", "[1.5]"},
+        {"an exponent", "[1e3]"},
+        {"a capital exponent", "[2E3]"},
+        {"past 64 bits", "18446744073709551616"},
+        {"below the smallest 64-bit signed", "-9223372036854775809"},
+        {"a leading zero", "[01]"},
+        {"a lone minus", "[-]"},
+        {"a plus sign", "[+1]"},
+        {"a trailing comma in an array", "[1,]"},
+        {"a trailing comma in an object", R"({"a":1,})"},
+        {"a missing colon", R"({"a" 1})"},
+        {"a missing value", R"({"a":})"},
+        {"a key that is not a string", "{1:2}"},
+        {"an unterminated string", R"(["abc)"},
+        {"an unclosed array", "[1,2"},
+        {"a mismatched close", "[1}"},
+        {"a byte beyond ASCII", "[\"caf\xc3\xa9\"]"},
+        {"a control character in a string", std::string("[\"a\x01\"]")},
+        {"a tab in a string", "[\"a\tb\"]"},
+        {"a NUL between tokens", std::string("[1,\0 2]", 7)},
+        {"a misspelt literal", "[tru]"},
+        {"a truncated literal", "nul"},
+        {"text after the value", "{} {}"},
+        {"two values at the top", "1 2"},
+        {"nothing", ""},
+        {"only spaces", "   "},
+        {"a single quote string", "['a']"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Recorder r;
+            CHECK(read(c.text, r) == miw::CompactRead::declined);
+        }
+    }
+}
+
+TEST_CASE("nesting deeper than the reader's stack is declined, not overflowed", "[compact_json_reader]") {
+    Recorder ok, deep;
+    CHECK(read<4>("[[[[1]]]]", ok) == miw::CompactRead::parsed);
+    CHECK(read<4>("[[[[[1]]]]]", deep) == miw::CompactRead::declined);
+    Recorder many;
+    CHECK(read<1000>(std::string(200000, '['), many) == miw::CompactRead::declined);
+}
+
+TEST_CASE("a handler that stops ends the read", "[compact_json_reader]") {
+    Recorder r;
+    r.refuse_after = 2;
+    CHECK(read(R"({"a":[1,2,3]})", r) == miw::CompactRead::declined);
+    CHECK(r.events == "{ k:a [ ");
+}
