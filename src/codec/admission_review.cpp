@@ -24,6 +24,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -97,8 +98,12 @@ std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength
 const Value* member(const Value* obj, std::string_view name) {
     if (obj == nullptr || !obj->IsObject()) return nullptr;
     const Value* found = nullptr;
+    // Length and first byte first: most keys differ there, without a call to memcmp.
     for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it) {
-        if (view(it->name) == name) found = &it->value;
+        const Value& key = it->name;
+        if (key.GetStringLength() == name.size() && (name.empty() || (key.GetString()[0] == name[0] && std::memcmp(key.GetString(), name.data(), name.size()) == 0))) {
+            found = &it->value;
+        }
     }
     return found;
 }

@@ -11,6 +11,8 @@
 // Iterative, with its own stack of at most MaxDepth open containers.
 #pragma once
 
+#include "model_image_webhook/byte_scan.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,29 +26,14 @@ enum class CompactRead { parsed, declined };
 
 namespace compact_json {
 
-constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
-
-constexpr std::uint64_t bytes_below(std::uint64_t x, unsigned char n) { return (x - kOnes * n) & ~x & kHighBits; }
-constexpr std::uint64_t bytes_equal(std::uint64_t x, unsigned char c) { return bytes_below(x ^ (kOnes * c), 1); }
-
-// A byte that ends the plain run of a string: its closing quote, or one this
-// reader leaves to RapidJSON (a backslash, a control character, non-ASCII).
-constexpr bool ends_plain_run(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
-
-// The first byte at or after p that ends the plain run, or end. Eight bytes
-// at a time: the lowest flagged byte of a word is exact (the borrows of the
-// tests above only ever flag bytes above a true match).
+// The first byte at or after p that ends the plain run of a string: its
+// closing quote, or one this reader leaves to RapidJSON (a backslash, a
+// control character, a byte beyond ASCII); end when there is none.
 inline const char* plain_run_end(const char* p, const char* end) {
-    while (end - p >= 8) {
-        std::uint64_t word;
-        std::memcpy(&word, p, 8);
-        const std::uint64_t flagged = bytes_equal(word, '"') | bytes_equal(word, '\\') | bytes_below(word, 0x20) | (word & kHighBits);
-        if (flagged != 0) return p + (__builtin_ctzll(flagged) >> 3);
-        p += 8;
-    }
-    while (p != end && !ends_plain_run(static_cast<unsigned char>(*p))) ++p;
-    return p;
+    using namespace byte_scan;
+    return find_first(
+        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | high(w); },
+        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; });
 }
 
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }

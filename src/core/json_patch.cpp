@@ -1,33 +1,26 @@
 #include "model_image_webhook/json_patch.hpp"
 
+#include "model_image_webhook/byte_scan.hpp"
+
 #include <array>
 #include <charconv>
 #include <cstdio>
 
 namespace miw {
 
-namespace {
-
-constexpr std::array<bool, 256> make_escape_table() {
-    std::array<bool, 256> table{};
-    for (std::size_t c = 0; c < 0x20; ++c) table[c] = true;
-    table['"'] = true;
-    table['\\'] = true;
-    return table;
-}
-constexpr std::array<bool, 256> kNeedsEscape = make_escape_table();
-
-}  // namespace
-
 void append_json_string(std::string& out, std::string_view text) {
+    using namespace byte_scan;
     out += '"';
-    std::size_t clean = 0;  // start of the run that needs no escape
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (!kNeedsEscape[c]) continue;
-        out.append(text.data() + clean, i - clean);
-        clean = i + 1;
-        switch (c) {
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    const char* clean = p;  // start of the run that needs no escape
+    for (;;) {
+        p = find_first(
+            p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20); },
+            [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
+        if (p == end) break;
+        out.append(clean, static_cast<std::size_t>(p - clean));
+        switch (*p) {
             case '"': out += "\\\""; break;
             case '\\': out += "\\\\"; break;
             case '\n': out += "\\n"; break;
@@ -35,12 +28,13 @@ void append_json_string(std::string& out, std::string_view text) {
             case '\t': out += "\\t"; break;
             default: {
                 char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(*p)));
                 out += buf;
             }
         }
+        clean = ++p;
     }
-    out.append(text.data() + clean, text.size() - clean);
+    out.append(clean, static_cast<std::size_t>(end - clean));
     out += '"';
 }
 

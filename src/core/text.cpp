@@ -1,5 +1,7 @@
 #include "model_image_webhook/text.hpp"
 
+#include "model_image_webhook/byte_scan.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -42,14 +44,12 @@ bool is_printable_ascii(std::string_view text) {
     // so it must cost far less than the per-byte checks it spares. A byte is
     // flagged by its high bit (0x80 and up), or by the borrow of subtracting
     // 0x20 from a byte below it (exact once no high bit is set).
-    constexpr std::uint64_t kOnes = 0x0101010101010101ull;
-    constexpr std::uint64_t kHighBits = 0x8080808080808080ull;
-    const auto flagged = [](std::uint64_t w) { return (w & kHighBits) | ((w - kOnes * 0x20) & ~w & kHighBits); };
+    using namespace byte_scan;
+    const auto flagged = [](std::uint64_t w) { return high(w) | below(w, 0x20); };
     std::size_t i = 0;
     for (; i + 32 <= text.size(); i += 32) {
-        std::uint64_t w[4];
-        std::memcpy(w, text.data() + i, sizeof w);
-        if ((flagged(w[0]) | flagged(w[1]) | flagged(w[2]) | flagged(w[3])) != 0) return false;
+        const char* p = text.data() + i;
+        if ((flagged(load(p)) | flagged(load(p + 8)) | flagged(load(p + 16)) | flagged(load(p + 24))) != 0) return false;
     }
     for (; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
