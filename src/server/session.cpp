@@ -42,6 +42,11 @@ namespace {
 
 // The largest refused body that is still read to its end before the 413.
 constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
+// What is read at once when a request's bytes are already there, and how much
+// of a request is taken that way before the rest goes through the event loop
+// (so that one large body does not hold up the other connections).
+constexpr std::size_t kReadChunkBytes = 16u << 10;
+constexpr std::size_t kArrivedReadBytes = 64u << 10;
 
 // Errors that end a connection without an answer: the peer went away, or
 // a deadline passed while nothing was being asked.
@@ -160,7 +165,45 @@ private:
         parser_->header_limit(static_cast<std::uint32_t>(context_.limits.max_header_bytes));
         parser_->body_limit(context_.limits.max_body_bytes);
         lowest().expires_after(context_.limits.read_timeout);
+        beast::error_code ec;
+        if (parse_arrived(true, ec)) return on_header(ec, 0);
         http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_header, this->shared_from_this()));
+    }
+
+    // Parses what has already arrived, and over TLS reads on while more is
+    // already there (up to kArrivedReadBytes), so that a request that came in
+    // whole is answered in one turn of the event loop rather than a round
+    // trip through it for each read. True when the header (header_only) or the
+    // whole request is read, or on an error (in ec); false when the rest is
+    // still to come, for the asynchronous read to wait for.
+    bool parse_arrived(bool header_only, beast::error_code& ec) {
+        std::size_t read_now = 0;
+        for (;;) {
+            if (header_only ? parser_->is_header_done() : parser_->is_done()) return true;
+            if (buffer_.size() > 0) {
+                const std::size_t used = parser_->put(buffer_.data(), ec);
+                buffer_.consume(used);
+                if (ec != http::error::need_more) {
+                    if (ec) return true;
+                    if (used > 0) continue;
+                    return false;  // no progress: the asynchronous read takes over
+                }
+                ec = {};
+            }
+            if constexpr (!Tls) {
+                return false;
+            } else {
+                if (read_now >= kArrivedReadBytes) return false;
+                const std::size_t n = stream_.read_available(buffer_.prepare(kReadChunkBytes), ec);
+                if (ec == net::error::would_block) {
+                    ec = {};
+                    return false;
+                }
+                if (ec) return true;
+                buffer_.commit(n);
+                read_now += n;
+            }
+        }
     }
 
     void on_header(beast::error_code ec, std::size_t) {
@@ -182,6 +225,8 @@ private:
     }
 
     void read_body() {
+        beast::error_code ec;
+        if (parse_arrived(false, ec)) return on_body(ec, 0);
         http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_body, this->shared_from_this()));
     }
 

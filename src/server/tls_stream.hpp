@@ -83,6 +83,14 @@ public:
         run([gathered](State& s) { return write_step(s, gathered->data(), gathered->size()); }, std::forward<Handler>(handler));
     }
 
+    // Reads what is there now, without waiting: what OpenSSL holds already,
+    // or what the socket has. would_block when there is nothing yet.
+    std::size_t read_available(boost::asio::mutable_buffer buffer, boost::system::error_code& ec) {
+        const TlsStep step = read_step(*state_, buffer.data(), buffer.size());
+        ec = step.want == TlsStep::Want::nothing ? step.error : make_error_code(boost::asio::error::would_block);
+        return step.bytes;
+    }
+
     // Sends close_notify, stops sending, and reads what the peer still sends
     // (discarded) until it closes or the deadline passes, so that closing the
     // socket cannot reset an answer the peer has not read yet.
