@@ -32,7 +32,10 @@ public:
     // Removes the elements of the array at `array` whose indices are listed
     // in ascending order, from the highest down so that each index still
     // names the element it named in the original.
-    void remove_indices(std::string_view array, const std::vector<std::size_t>& ascending);
+    void remove_indices(std::string_view array, const std::vector<std::size_t>& ascending) { remove_indices(array, {}, ascending); }
+    // The same for the array at parent + "/" + field (a JSON pointer token);
+    // the path is built only when there is something to remove.
+    void remove_indices(std::string_view parent, std::string_view field, const std::vector<std::size_t>& ascending);
 
     bool empty() const { return count_ == 0; }
     std::size_t size() const { return count_; }
@@ -44,6 +47,7 @@ private:
     void append_op(std::string_view name, std::string_view path, std::string_view value_json);
 
     std::string json_;  // "[" and the operations so far, without the closing "]"
+    std::string path_;  // remove_indices' path, its buffer kept from one call to the next
     std::size_t count_ = 0;
 };
 

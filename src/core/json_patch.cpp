@@ -89,17 +89,21 @@ void JsonPatch::remove(std::string_view path) { append_op("remove", path, {}); }
 
 void JsonPatch::replace(std::string_view path, std::string_view value_json) { append_op("replace", path, value_json); }
 
-void JsonPatch::remove_indices(std::string_view array, const std::vector<std::size_t>& ascending) {
+void JsonPatch::remove_indices(std::string_view parent, std::string_view field, const std::vector<std::size_t>& ascending) {
     if (ascending.empty()) return;
     // One path buffer for all of them: an env list can lose many variables.
-    std::string path(array);
-    path += '/';
-    const std::size_t prefix = path.size();
+    path_.assign(parent.data(), parent.size());
+    if (!field.empty()) {
+        path_ += '/';
+        path_.append(field.data(), field.size());
+    }
+    path_ += '/';
+    const std::size_t prefix = path_.size();
     for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) {
         char digits[24];
-        path.resize(prefix);
-        path.append(digits, std::to_chars(digits, digits + sizeof digits, *it).ptr);
-        remove(path);
+        path_.resize(prefix);
+        path_.append(digits, std::to_chars(digits, digits + sizeof digits, *it).ptr);
+        remove(path_);
     }
 }
 

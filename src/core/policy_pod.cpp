@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cctype>
 
 namespace miw {
@@ -232,7 +233,6 @@ void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>
 }
 
 void render_mounts(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch) {
-    const std::string mounts = base + "/volumeMounts";
     std::vector<std::size_t> gone;
     std::size_t kept = 0;
     std::size_t model_at = std::string::npos;
@@ -252,8 +252,9 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
         }
         ++kept;
     }
-    patch.remove_indices(mounts, gone);
+    patch.remove_indices(base, "volumeMounts", gone);
     if (!selected) return;
+    const std::string mounts = base + "/volumeMounts";
     if (model != nullptr) {
         if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
     } else if (!c.has_volume_mounts) {
@@ -269,20 +270,31 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
     for (std::size_t j = 0; j < c.env.size(); ++j) {
         if (is_stripped_env(c.env[j].name)) env_gone.push_back(j);
     }
-    patch.remove_indices(base + "/env", env_gone);
-    patch.remove_indices(base + "/args", revision_indices(c.args, 0));
-    patch.remove_indices(base + "/command", revision_indices(c.command, 1));
+    patch.remove_indices(base, "env", env_gone);
+    patch.remove_indices(base, "args", revision_indices(c.args, 0));
+    patch.remove_indices(base, "command", revision_indices(c.command, 1));
 }
 
 void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
                      const std::vector<std::string_view>& names, JsonPatch& patch) {
     render_volumes(spec, cache, reference, patch);
+    // One path buffer for every container of a list: ".../containers/" and its index.
+    std::string base;
+    auto container_path = [&](std::string_view list, std::size_t i) -> const std::string& {
+        base.assign(spec.pointer);
+        base += '/';
+        base.append(list.data(), list.size());
+        base += '/';
+        char digits[24];
+        base.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+        return base;
+    };
     for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
-        render_container(spec.init_containers[i], pointer_child(spec.pointer + "/initContainers", i), false, cache, patch);
+        render_container(spec.init_containers[i], container_path("initContainers", i), false, cache, patch);
     }
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const bool selected = names.empty() || contains(names, spec.containers[i].name);
-        render_container(spec.containers[i], pointer_child(spec.pointer + "/containers", i), selected, cache, patch);
+        render_container(spec.containers[i], container_path("containers", i), selected, cache, patch);
     }
 }
 
