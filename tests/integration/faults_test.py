@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Faults against the real server on loopback, each bounded in count and time:
 slow and silent clients by the hundred while a well-behaved client keeps being
-answered on time, broken bodies, 1,000 concurrent connections, a certificate
-rotation under load, SIGTERM under load, and a stand-in apiserver that hangs.
+answered on time, broken bodies, 1,000 concurrent connections, answers read
+slowly or never, a certificate rotation under load, SIGTERM under load, and a
+stand-in apiserver that hangs.
 
   faults_test.py BINARY REPO_DIR
 """
