@@ -2,7 +2,10 @@
 // the part of a request's time that is parsing, the rules and the answer.
 // A measurement, not a test: it prints and never fails.
 //
-//   build/bench/review_cost validate|mutate FILE... [--rounds N]
+//   build/bench/review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only]
+//
+// --rapidjson-only: every body parsed by RapidJSON's reader, as before the
+// compact reader (for a before-and-after).
 #include "model_image_webhook/admission_review.hpp"
 
 #include <chrono>
@@ -16,7 +19,7 @@
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: review_cost validate|mutate FILE... [--rounds N]\n");
+        std::fprintf(stderr, "usage: review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only]\n");
         return 2;
     }
     miw::ReviewContext context;
@@ -27,6 +30,8 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         if (std::string_view(argv[i]) == "--rounds" && i + 1 < argc) {
             rounds = std::atoi(argv[++i]);
+        } else if (std::string_view(argv[i]) == "--rapidjson-only") {
+            context.json_reader = miw::JsonReader::rapidjson_only;
         } else {
             files.emplace_back(argv[i]);
         }
