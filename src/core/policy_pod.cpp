@@ -205,6 +205,14 @@ std::string second_weight_source(const PodSpecView& spec, const std::vector<std:
     return found;
 }
 
+// Adds index i of a list of n to the indices to remove; the first one makes
+// room for all that may follow, so a long env list that loses many variables
+// is not regrown a power of two at a time.
+void note_removal(std::vector<std::size_t>& gone, std::size_t i, std::size_t n) {
+    if (gone.empty()) gone.reserve(n - i);
+    gone.push_back(i);
+}
+
 void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference, JsonPatch& patch) {
     const std::string base = spec.pointer + "/volumes";
     std::vector<std::size_t> gone;
@@ -213,7 +221,7 @@ void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>
     const VolumeView* model = nullptr;
     for (std::size_t i = 0; i < spec.volumes.size(); ++i) {
         if (contains(cache, spec.volumes[i].name)) {
-            gone.push_back(i);
+            note_removal(gone, i, spec.volumes.size());
             continue;
         }
         if (model == nullptr && spec.volumes[i].name == kModelVolume) {
@@ -243,7 +251,7 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
         // A selected container keeps its first model mount (corrected below)
         // and loses any duplicate of it.
         if (contains(cache, m.name) || (ours && model != nullptr)) {
-            gone.push_back(j);
+            note_removal(gone, j, c.volume_mounts.size());
             continue;
         }
         if (ours) {
@@ -268,7 +276,7 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
     render_mounts(c, base, selected, cache, patch);
     std::vector<std::size_t> env_gone;
     for (std::size_t j = 0; j < c.env.size(); ++j) {
-        if (is_stripped_env(c.env[j].name)) env_gone.push_back(j);
+        if (is_stripped_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
     }
     patch.remove_indices(base, "env", env_gone);
     patch.remove_indices(base, "args", revision_indices(c.args, 0));
