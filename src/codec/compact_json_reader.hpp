@@ -108,31 +108,20 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         bool done_value = true;
         switch (*p) {
             case '{':
-                ++p;
-                if (!handler.StartObject()) return CompactRead::declined;
+            case '[': {
+                const bool object = *p++ == '{';
+                if (!(object ? handler.StartObject() : handler.StartArray())) return CompactRead::declined;
                 skip_space();
-                if (p != end && *p == '}') {
+                if (p != end && *p == (object ? '}' : ']')) {
                     ++p;
-                    if (!handler.EndObject(0)) return CompactRead::declined;
+                    if (!(object ? handler.EndObject(0) : handler.EndArray(0))) return CompactRead::declined;
                 } else {
                     if (depth == MaxDepth) return CompactRead::declined;
-                    open[depth++] = {0, true};
+                    open[depth++] = {0, object};
                     done_value = false;
                 }
                 break;
-            case '[':
-                ++p;
-                if (!handler.StartArray()) return CompactRead::declined;
-                skip_space();
-                if (p != end && *p == ']') {
-                    ++p;
-                    if (!handler.EndArray(0)) return CompactRead::declined;
-                } else {
-                    if (depth == MaxDepth) return CompactRead::declined;
-                    open[depth++] = {0, false};
-                    done_value = false;
-                }
-                break;
+            }
             case '"': {
                 const char* start = nullptr;
                 unsigned length = 0;
