@@ -34,16 +34,32 @@ with open(TOKEN_FILE, "w") as f:
     f.write("test-token\n")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(count):
+    """Ports nobody listens on, distinct from each other (all are held until
+    all are picked). Another process may still take one before the server
+    binds it; Server retries then."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for p in probes:
+            p.bind(("127.0.0.1", 0))
+        return [p.getsockname()[1] for p in probes]
+    finally:
+        for p in probes:
+            p.close()
 
 
 class Server:
     def __init__(self, *extra, certs=CERTS, metrics=True, env=None):
-        self.port = free_port()
-        self.metrics_port = free_port() if metrics else None
+        for _ in range(3):
+            ports = free_ports(2)
+            self.port = ports[0]
+            self.metrics_port = ports[1] if metrics else None
+            if self._start(extra, certs, metrics, env):
+                return
+        raise AssertionError("the server's ports were taken before it could bind them, three times")
+
+    def _start(self, extra, certs, metrics, env):
+        """Starts the server; False when a port it was given was taken meanwhile."""
         args = [BINARY, "serve", "--listen", "127.0.0.1:%d" % self.port, "--tls-cert", os.path.join(certs, "tls.crt"),
                 "--tls-key", os.path.join(certs, "tls.key"), "--shutdown-delay", "200ms"]
         if metrics:
@@ -56,10 +72,14 @@ class Server:
         while time.time() < deadline:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
+                return True
             except OSError:
                 if self.proc.poll() is not None:
-                    raise AssertionError("server exited: %s" % self.output())
+                    output = self.output()
+                    if "Address already in use" in output:
+                        self.log.close()
+                        return False
+                    raise AssertionError("server exited: %s" % output)
                 time.sleep(0.05)
         raise AssertionError("server did not start")
 
