@@ -17,6 +17,12 @@ TEST_CASE("pointer tokens escape ~ before /", "[json_patch]") {
     }
     CHECK(pointer_child("/metadata/annotations", "example.com/x~y") == "/metadata/annotations/example.com~1x~0y");
     CHECK(pointer_child("/spec/volumes", std::size_t{12}) == "/spec/volumes/12");
+    std::string built = "/spec/containers";
+    append_pointer_index(built, 0);
+    CHECK(built == "/spec/containers/0");
+    built.resize(16);
+    append_pointer_index(built, 18446744073709551615u);
+    CHECK(built == "/spec/containers/18446744073709551615");
 }
 
 TEST_CASE("JSON strings are escaped", "[json_patch]") {

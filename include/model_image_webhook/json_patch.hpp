@@ -20,6 +20,8 @@ std::string pointer_token(std::string_view key);
 // base + "/" + token, the token escaped.
 std::string pointer_child(std::string_view base, std::string_view key);
 std::string pointer_child(std::string_view base, std::size_t index);
+// Appends "/" and the index to a pointer built in place (one buffer for many paths).
+void append_pointer_index(std::string& pointer, std::size_t index);
 
 // Operations are written out as they are given, not kept as objects: a patch
 // is built once per admission, on the path of every Pod creation.

@@ -65,9 +65,14 @@ std::string pointer_child(std::string_view base, std::string_view key) {
 
 std::string pointer_child(std::string_view base, std::size_t index) {
     std::string out(base);
-    out += '/';
-    out += std::to_string(index);
+    append_pointer_index(out, index);
     return out;
+}
+
+void append_pointer_index(std::string& pointer, std::size_t index) {
+    char digits[24];
+    pointer += '/';
+    pointer.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
 }
 
 void JsonPatch::append_op(std::string_view name, std::string_view path, std::string_view value_json) {
@@ -97,12 +102,10 @@ void JsonPatch::remove_indices(std::string_view parent, std::string_view field, 
         path_ += '/';
         path_.append(field.data(), field.size());
     }
-    path_ += '/';
-    const std::size_t prefix = path_.size();
+    const std::size_t array_length = path_.size();
     for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) {
-        char digits[24];
-        path_.resize(prefix);
-        path_.append(digits, std::to_chars(digits, digits + sizeof digits, *it).ptr);
+        path_.resize(array_length);
+        append_pointer_index(path_, *it);
         remove(path_);
     }
 }

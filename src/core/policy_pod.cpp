@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cctype>
 
 namespace miw {
@@ -292,9 +291,7 @@ void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view
         base.assign(spec.pointer);
         base += '/';
         base.append(list.data(), list.size());
-        base += '/';
-        char digits[24];
-        base.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+        append_pointer_index(base, i);
         return base;
     };
     for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
