@@ -72,7 +72,6 @@ TlsStream::TlsStream(Socket&& socket, net::ssl::context& context) {
         SSL_set_read_ahead(ssl, 1);
     }
     state_ = std::make_shared<State>(std::move(socket), ssl);
-    state_->self = state_;
 }
 
 TlsStream::~TlsStream() {
@@ -114,7 +113,7 @@ void TlsStream::State::arm_timer() {
     armed_for = deadline;
     const unsigned generation = ++timer_generation;
     timer.expires_at(deadline);
-    timer.async_wait([weak = self, generation](error_code ec) {
+    timer.async_wait([weak = weak_from_this(), generation](error_code ec) {
         if (auto s = weak.lock()) s->on_timer(ec, generation);
     });
 }

@@ -159,7 +159,7 @@ private:
 
     // Shared with the deadline timer's handler (which holds it weakly), so a
     // deadline that fires as the connection ends finds nothing to touch.
-    struct State {
+    struct State : std::enable_shared_from_this<State> {
         State(Socket&& s, SSL* tls) : socket(std::move(s)), timer(socket.get_executor()), ssl(tls) {}
         ~State();
         void arm_timer();
@@ -175,7 +175,6 @@ private:
         bool timed_out = false;
         bool shutdown_sent = false;
         int waiting = 0;  // readiness waits outstanding
-        std::weak_ptr<State> self;
     };
 
     std::shared_ptr<State> state_;
