@@ -101,8 +101,12 @@ int run_serve(int argc, char** argv) {
         ("metrics-listen", "HOST:PORT to serve /metrics, /healthz and /readyz on in plain HTTP (empty: off)", cxxopts::value<std::string>()->default_value(""))
         ("max-body-bytes", "largest request body accepted (413 above it)", cxxopts::value<std::size_t>()->default_value(std::to_string(8u << 20)))
         ("max-header-bytes", "largest request header accepted (431 above it)", cxxopts::value<std::size_t>()->default_value("16384"))
-        ("max-connections", "open connections at most; more are closed at once", cxxopts::value<std::size_t>()->default_value("4096"))
-        ("handshake-timeout", "TLS handshake deadline", cxxopts::value<std::string>()->default_value("10s"))
+        ("max-connections", "open connections at most; more are closed at once", cxxopts::value<std::size_t>()->default_value("1024"))
+        ("max-handshakes", "TLS handshakes in progress at most; more connections are closed at once", cxxopts::value<std::size_t>()->default_value("256"))
+        ("max-body-bytes-in-flight", "request body bytes read or reviewed at once at most (503 above it)",
+         cxxopts::value<std::size_t>()->default_value(std::to_string(24u << 20)))
+        ("handshake-timeout", "TLS handshake deadline", cxxopts::value<std::string>()->default_value("5s"))
+        ("header-timeout", "deadline for a new connection's first request header, from the end of the handshake", cxxopts::value<std::string>()->default_value("5s"))
         ("read-timeout", "deadline for a whole request, from its first byte", cxxopts::value<std::string>()->default_value("10s"))
         ("write-timeout", "deadline for writing an answer", cxxopts::value<std::string>()->default_value("10s"))
         ("idle-timeout", "how long a kept-alive connection may wait for its next request", cxxopts::value<std::string>()->default_value("120s"))
@@ -133,7 +137,7 @@ int run_serve(int argc, char** argv) {
     if (!parsed.count("tls-cert") || !parsed.count("tls-key")) return startup_error("--tls-cert and --tls-key are required");
 
     std::map<std::string, milliseconds> durations;
-    for (const char* name : {"tls-reload-interval", "handshake-timeout", "read-timeout", "write-timeout", "idle-timeout", "shutdown-delay", "shutdown-timeout",
+    for (const char* name : {"tls-reload-interval", "handshake-timeout", "header-timeout", "read-timeout", "write-timeout", "idle-timeout", "shutdown-delay", "shutdown-timeout",
                              "version-refresh-interval", "node-cache-ttl", "node-lookup-timeout"}) {
         const std::string text = parsed[name].as<std::string>();
         const auto d = server::parse_duration(text);
@@ -184,7 +188,13 @@ int run_serve(int argc, char** argv) {
     context.limits.max_body_bytes = parsed["max-body-bytes"].as<std::size_t>();
     context.limits.max_header_bytes = parsed["max-header-bytes"].as<std::size_t>();
     context.limits.max_connections = parsed["max-connections"].as<std::size_t>();
+    context.limits.max_handshakes = parsed["max-handshakes"].as<std::size_t>();
+    context.limits.max_body_bytes_in_flight = parsed["max-body-bytes-in-flight"].as<std::size_t>();
+    if (context.limits.max_body_bytes_in_flight < context.limits.max_body_bytes) {
+        return startup_error("--max-body-bytes-in-flight must be at least --max-body-bytes, or the largest body could never be read");
+    }
     context.limits.handshake_timeout = durations["handshake-timeout"];
+    context.limits.header_timeout = durations["header-timeout"];
     context.limits.read_timeout = durations["read-timeout"];
     context.limits.write_timeout = durations["write-timeout"];
     context.limits.idle_timeout = durations["idle-timeout"];
@@ -229,22 +239,28 @@ int run_serve(int argc, char** argv) {
 
     Repeater version_refresh;
     if (auto_version) {
+        // Captured by value: this block's locals are gone by the time the thread runs.
         const milliseconds refresh = durations["version-refresh-interval"];
-        version_refresh.start([&]() -> milliseconds {
+        const milliseconds retry = std::min(refresh, milliseconds(2000));
+        version_refresh.start([refresh, retry, &client, &state]() -> milliseconds {
             std::string reason;
             const std::string seen = server::fetch_apiserver_version(*client, std::chrono::seconds(5), reason);
             if (seen.empty()) {
                 Log::instance().error("apiserver version not read", {{"api", client->describe()}, {"reason", reason}});
-                return state.version_known ? refresh : milliseconds(2000);
+                return state.version_known ? refresh : retry;
             }
             const auto version = ApiserverVersion::from_text(seen);
-            if (!state.version_known || state.policy.get()->apiserver.text != seen) {
-                Log::instance().info("apiserver version", {{"version", seen}, {"readable", version.parsed.has_value()}});
-            }
+            const bool changed = state.policy.get()->apiserver.text != seen;
             state.policy.set_apiserver_version(version);
             state.metrics.set_apiserver_version(seen);
-            state.version_known = true;
-            return refresh;
+            // An unreadable version keeps /readyz failing: every CREATE would be refused by it.
+            const bool readable = version.parsed.has_value();
+            if (changed || readable != state.version_known) {
+                if (readable) Log::instance().info("apiserver version", {{"version", seen}});
+                else Log::instance().error("apiserver version is not readable; not ready until it is", {{"version", seen}});
+            }
+            state.version_known = readable;
+            return readable ? refresh : retry;
         });
     }
 

@@ -12,6 +12,8 @@
 
 #include <openssl/ssl.h>
 
+#include <openssl/x509v3.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -26,8 +28,6 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-constexpr std::size_t kMaxResponseBytes = 16u << 20;  // a Node with a long image list is large
-
 std::string read_small_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -37,12 +37,86 @@ std::string read_small_file(const std::string& path) {
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
+// A response body that refuses to grow past its limit while it is read.
+// Beast's own body_limit is not enough: Boost 1.74 drops that error when the
+// header and the start of the body arrive in one read, and a chunked answer
+// has no length to check up front.
+struct CappedBody {
+    struct value_type {
+        std::string text;
+        std::size_t limit = 0;
+    };
+
+    class reader {
+    public:
+        template <bool IsRequest, class Fields>
+        reader(http::header<IsRequest, Fields>&, value_type& body) : body_(body) {}
+
+        void init(const boost::optional<std::uint64_t>& length, beast::error_code& ec) {
+            if (length && *length > body_.limit) {
+                ec = http::error::body_limit;
+                return;
+            }
+            if (length) body_.text.reserve(static_cast<std::size_t>(*length));
+            ec = {};
+        }
+
+        template <class ConstBuffers>
+        std::size_t put(const ConstBuffers& buffers, beast::error_code& ec) {
+            const std::size_t n = net::buffer_size(buffers);
+            if (n > body_.limit - body_.text.size()) {
+                ec = http::error::body_limit;
+                return 0;
+            }
+            for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers); ++it) {
+                const net::const_buffer piece = *it;
+                body_.text.append(static_cast<const char*>(piece.data()), piece.size());
+            }
+            ec = {};
+            return n;
+        }
+
+        void finish(beast::error_code& ec) { ec = {}; }
+
+    private:
+        value_type& body_;
+    };
+};
+
+// What verifying the apiserver's certificate takes, set on the context before
+// any connection is made from it (OpenSSL copies the verify mode into each
+// connection when it is made). Without a CA file the system's roots are used,
+// as client-go does.
+std::optional<std::string> configure_verification(ssl::context& tls, const KubeApiConfig& config) {
+    boost::system::error_code ec;
+    tls.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert, ec);
+    if (!ec) {
+        if (config.ca_file.empty()) tls.set_default_verify_paths(ec);
+        else tls.load_verify_file(config.ca_file, ec);
+    }
+    if (ec) return "cannot load the API CA " + (config.ca_file.empty() ? std::string("(system roots)") : config.ca_file) + ": " + ec.message();
+    SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
+    return std::nullopt;
+}
+
+// The name the certificate must carry, checked as Go's crypto/tls does: an IP
+// address against the IP SANs, a name against the DNS SANs (one whole-label
+// wildcard at most), never the subject's common name.
+bool expect_peer_name(SSL* ssl, const std::string& host) {
+    boost::system::error_code ec;
+    net::ip::make_address(host, ec);
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    if (!ec) return X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1;
+    return SSL_set_tlsext_host_name(ssl, host.c_str()) == 1 && X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) == 1;
+}
+
 // One GET, driven on a private io_context until it completes or the
 // deadline passes; the io_context going out of scope cancels what is left.
 class Exchange {
 public:
-    Exchange(const KubeApiConfig& config, const std::string& path, std::string token)
-        : config_(config), tls_(ssl::context::tls_client), resolver_(io_), stream_(io_, tls_) {
+    Exchange(const KubeApiConfig& config, ssl::context& tls, const std::string& path, const std::string& token, std::size_t max_body)
+        : config_(config), resolver_(io_), stream_(io_, tls) {
         request_.version(11);
         request_.method(http::verb::get);
         request_.target(path);
@@ -50,29 +124,27 @@ public:
         request_.set(http::field::accept, "application/json");
         request_.set(http::field::user_agent, "model-image-webhook");
         if (!token.empty()) request_.set(http::field::authorization, "Bearer " + token);
-        parser_.body_limit(kMaxResponseBytes);
+        parser_.get().body().limit = max_body;
+        parser_.body_limit(max_body);
     }
 
     KubeClient::Response run(std::chrono::steady_clock::time_point deadline) {
-        boost::system::error_code ec;
-        tls_.set_verify_mode(ssl::verify_peer, ec);
-        if (!config_.ca_file.empty()) tls_.load_verify_file(config_.ca_file, ec);
-        if (ec) return fail("cannot load the API CA " + config_.ca_file + ": " + ec.message());
-        net::ip::make_address(config_.host, ec);
-        if (ec) SSL_set_tlsext_host_name(stream_.native_handle(), config_.host.c_str());
-        stream_.set_verify_callback(ssl::host_name_verification(config_.host));
+        if (!expect_peer_name(stream_.native_handle(), config_.host)) return fail("cannot check the API's certificate against \"" + config_.host + "\"");
         resolver_.async_resolve(config_.host, config_.port, [this](boost::system::error_code e, tcp::resolver::results_type results) {
             if (e) return done("cannot resolve " + config_.host + ": " + e.message());
             beast::get_lowest_layer(stream_).async_connect(results, [this](boost::system::error_code e2, const tcp::endpoint&) {
                 if (e2) return done("cannot connect: " + e2.message());
                 stream_.async_handshake(ssl::stream_base::client, [this](boost::system::error_code e3) {
-                    if (e3) return done("TLS handshake failed: " + e3.message());
+                    if (e3) return done("TLS handshake failed: " + handshake_failure(e3) + "; no token was sent");
                     http::async_write(stream_, request_, [this](boost::system::error_code e4, std::size_t) {
                         if (e4) return done("cannot send the request: " + e4.message());
                         http::async_read(stream_, buffer_, parser_, [this](boost::system::error_code e5, std::size_t) {
+                            if (e5 == http::error::body_limit) {
+                                return done("the answer is larger than " + std::to_string(parser_.get().body().limit) + " bytes; it was not read");
+                            }
                             if (e5) return done("cannot read the answer: " + e5.message());
                             response_.status = static_cast<int>(parser_.get().result_int());
-                            response_.body = std::move(parser_.get().body());
+                            response_.body = std::move(parser_.get().body().text);
                             done({});
                         });
                     });
@@ -85,12 +157,22 @@ public:
     }
 
 private:
+    // Why the handshake failed, in the words of the certificate check when it
+    // was the certificate ("certificate verify failed" alone says little).
+    std::string handshake_failure(const boost::system::error_code& ec) {
+        const long verify = SSL_get_verify_result(stream_.native_handle());
+        if (verify != X509_V_OK) {
+            return std::string("the apiserver's certificate was refused (") + X509_verify_cert_error_string(verify) + ") for \"" + config_.host +
+                   "\": check --kube-ca-file or the service account's ca.crt";
+        }
+        return ec.message();
+    }
     void done(std::string error) {
         finished_ = true;
         response_.error = std::move(error);
         io_.stop();
     }
-    KubeClient::Response fail(std::string error) {
+    static KubeClient::Response fail(std::string error) {
         KubeClient::Response r;
         r.error = std::move(error);
         return r;
@@ -98,12 +180,11 @@ private:
 
     const KubeApiConfig& config_;
     net::io_context io_;
-    ssl::context tls_;
     tcp::resolver resolver_;
     beast::ssl_stream<beast::tcp_stream> stream_;
     http::request<http::empty_body> request_;
-    beast::flat_buffer buffer_;
-    http::response_parser<http::string_body> parser_;
+    beast::flat_buffer buffer_{64u << 10};  // unparsed bytes only: the header and a read's worth of body
+    http::response_parser<CappedBody> parser_;
     KubeClient::Response response_;
     bool finished_ = false;
 };
@@ -154,14 +235,21 @@ bool parse_api_url(const std::string& url, KubeApiConfig& out) {
 KubeClient::KubeClient(KubeApiConfig config) : config_(std::move(config)) {}
 KubeClient::~KubeClient() = default;
 
-KubeClient::Response KubeClient::get(const std::string& path, std::chrono::steady_clock::time_point deadline) const {
-    // The projected token rotates: read it for every call.
-    Exchange exchange(config_, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
+KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline) const {
+    // The CA bundle and the projected token rotate: read them for every call
+    // (calls are few: one per refresh interval, and Node lookups past the cache).
+    ssl::context tls(ssl::context::tls_client);
+    if (auto problem = configure_verification(tls, config_)) {
+        Response r;
+        r.error = std::move(*problem);
+        return r;
+    }
+    Exchange exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file), max_body);
     return exchange.run(deadline);
 }
 
 std::string fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout, std::string& error) {
-    KubeClient::Response r = client.get("/version", std::chrono::steady_clock::now() + timeout);
+    KubeClient::Response r = client.get("/version", kMaxVersionAnswerBytes, std::chrono::steady_clock::now() + timeout);
     if (!r.error.empty()) {
         error = r.error;
         return {};
@@ -184,7 +272,7 @@ NodeLookup ApiNodeSource::lookup_until(std::string_view name, std::chrono::stead
         if (it != cache_.end() && it->second.expires > now) return it->second.lookup;
     }
     NodeLookup out;
-    KubeClient::Response r = client_.get("/api/v1/nodes/" + std::string(name), deadline);
+    KubeClient::Response r = client_.get("/api/v1/nodes/" + std::string(name), kMaxNodeAnswerBytes, deadline);
     if (!r.error.empty()) {
         out.status = NodeLookupStatus::unavailable;
         out.detail = r.error;

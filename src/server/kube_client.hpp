@@ -17,8 +17,15 @@ struct KubeApiConfig {
     std::string host;  // name or IP address
     std::string port = "443";
     std::string token_file;  // empty: no Authorization header
-    std::string ca_file;  // the CA that signs the apiserver's certificate
+    std::string ca_file;  // the CA that signs the apiserver's certificate; empty: the system's roots
 };
+
+// The largest answers read from the API; anything larger is cut off while it
+// is read and counts as no answer. A /version answer is a few hundred bytes; a
+// Node is tens of KiB (kubelet reports at most 50 images by default), and no
+// object the apiserver stores exceeds etcd's 1.5 MiB request limit.
+inline constexpr std::size_t kMaxVersionAnswerBytes = 64u << 10;
+inline constexpr std::size_t kMaxNodeAnswerBytes = 2u << 20;
 
 inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -40,7 +47,10 @@ public:
     explicit KubeClient(KubeApiConfig config);
     ~KubeClient();
 
-    Response get(const std::string& path, std::chrono::steady_clock::time_point deadline) const;
+    // The apiserver's certificate is verified against the CA file (or the
+    // system's roots) and the host's name or address, as client-go does,
+    // before the token is sent; an answer body over max_body is not read.
+    Response get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline) const;
     std::string describe() const { return "https://" + config_.host + ":" + config_.port; }
 
 private:

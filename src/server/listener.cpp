@@ -67,7 +67,9 @@ void Listener::accept() {
             });
             return;
         }
-        if (self->port_ == Port::admission && self->context_.admission_connections >= self->context_.limits.max_connections) {
+        const bool full = self->port_ == Port::admission && (self->context_.admission_connections >= self->context_.limits.max_connections ||
+                                                             (self->tls_ != nullptr && self->context_.handshakes >= self->context_.limits.max_handshakes));
+        if (full) {
             self->context_.state.metrics.connection_rejected();
             boost::system::error_code ignored;
             socket.close(ignored);

@@ -33,9 +33,23 @@ void append_timestamp(std::string& out) {
     out.append(ms, sizeof ms);
 }
 
+// Past this a string value is cut: the uid and name of a request are the
+// client's to choose, and a 7 MiB uid must not become a 7 MiB log line.
+constexpr std::size_t kMaxLoggedString = 512;
+
 void append_value(std::string& out, const Log::Value& value) {
     if (const auto* s = std::get_if<std::string_view>(&value)) {
-        append_json_string(out, *s);
+        if (s->size() <= kMaxLoggedString) {
+            append_json_string(out, *s);
+        } else {
+            std::size_t keep = kMaxLoggedString;
+            while (keep > 0 && (static_cast<unsigned char>((*s)[keep]) & 0xC0) == 0x80) --keep;  // not inside a UTF-8 sequence
+            std::string cut(s->substr(0, keep));
+            cut += "...(cut, ";
+            cut += std::to_string(s->size());
+            cut += " bytes)";
+            append_json_string(out, cut);
+        }
     } else if (const auto* i = std::get_if<long long>(&value)) {
         char buf[24];
         out.append(buf, std::to_chars(buf, buf + sizeof buf, *i).ptr);

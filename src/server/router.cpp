@@ -32,6 +32,24 @@ private:
 
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
 
+}  // namespace
+
+std::string_view origin_form(std::string_view target) {
+    for (std::string_view scheme : {"https://", "http://"}) {
+        if (target.size() < scheme.size() || !std::equal(scheme.begin(), scheme.end(), target.begin(), [](char a, char b) {
+                return a == std::tolower(static_cast<unsigned char>(b));
+            })) {
+            continue;
+        }
+        const std::size_t slash = target.find_first_of("/?", scheme.size());
+        if (slash == std::string_view::npos) return "/";
+        return target.substr(slash);
+    }
+    return target;
+}
+
+namespace {
+
 bool is_json(std::string_view content_type) {
     std::string_view media = content_type.substr(0, content_type.find(';'));
     while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
@@ -112,6 +130,7 @@ std::optional<std::chrono::milliseconds> request_timeout(std::string_view target
 
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
                  std::chrono::steady_clock::time_point received) {
+    target = origin_form(target);
     const std::string_view path = path_of(target);
     const bool get = method == "GET" || method == "HEAD";
     HttpAnswer answer;
@@ -128,7 +147,7 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
             if (state.ready()) answer = plain(200, "ok\n");
             else if (state.draining) answer = plain(503, "shutting down\n");
             else if (!state.certificate_loaded) answer = plain(503, "no serving certificate loaded\n");
-            else answer = plain(503, "the apiserver version is not known yet\n");
+            else answer = plain(503, "the apiserver version is not known yet, or not readable (see the log)\n");
         } else {
             answer = plain(200, state.metrics.render());
             answer.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -26,6 +26,10 @@ enum class Port { admission, metrics_only };
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
                  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
 
+// RFC 9112 3.2.2: a request in absolute form ("https://host/validate?timeout=10s")
+// is taken by its path and query; any other target as it is.
+std::string_view origin_form(std::string_view target);
+
 // A duration as Go writes simple ones: "10s", "500ms", "5m", "1h".
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 

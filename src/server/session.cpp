@@ -31,6 +31,14 @@ void SessionRegistry::add(std::weak_ptr<SessionBase> session) {
     sessions_.push_back(std::move(session));
 }
 
+bool ServerContext::reserve_body_bytes(std::size_t bytes) {
+    std::size_t current = body_bytes_in_flight.load(std::memory_order_relaxed);
+    do {
+        if (bytes > limits.max_body_bytes_in_flight || current > limits.max_body_bytes_in_flight - bytes) return false;
+    } while (!body_bytes_in_flight.compare_exchange_weak(current, current + bytes, std::memory_order_relaxed));
+    return true;
+}
+
 void SessionRegistry::close_idle() {
     std::lock_guard lock(mutex_);
     for (const auto& w : sessions_) {
@@ -56,6 +64,24 @@ bool is_quiet_close(const beast::error_code& ec) {
 }
 
 using TcpStream = beast::basic_stream<tcp, net::io_context::executor_type>;
+
+// RFC 9112 6.1 and 6.3: a request whose framing is anything but a Content-Length
+// or exactly one "chunked" coding is refused, and its connection closed, since
+// a server and a proxy in front of it could tell its end differently.
+template <class Fields>
+std::optional<std::string> framing_problem(const Fields& fields, unsigned version) {
+    const auto codings = fields.equal_range(http::field::transfer_encoding);
+    std::size_t count = 0;
+    for (auto it = codings.first; it != codings.second; ++it) {
+        ++count;
+        std::string_view value(it->value().data(), it->value().size());
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+        if (!beast::iequals(beast::string_view(value.data(), value.size()), "chunked") || count > 1) return std::string("Transfer-Encoding must be exactly \"chunked\" (or absent, with a Content-Length)");
+    }
+    if (version >= 11 && fields.count(http::field::host) != 1) return std::string("an HTTP/1.1 request carries exactly one Host header");
+    return std::nullopt;
+}
 
 // A request body appended to a std::string reserved from Content-Length (with
 // the review's parsing slack): Beast's string_body zero-fills each piece of
@@ -99,8 +125,11 @@ public:
         : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), context_(context), port_(port) {
         context_.state.metrics.connection_opened();
         if (port_ == Port::admission) ++context_.admission_connections;
+        if constexpr (Tls) ++context_.handshakes;
     }
     ~Session() override {
+        end_handshake();
+        release_body_budget();
         context_.state.metrics.connection_closed();
         if (port_ == Port::admission) --context_.admission_connections;
     }
@@ -109,11 +138,15 @@ public:
         net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->handshake(); });
     }
 
-    // Only a kept-alive connection between requests is idle: a new one is
-    // waiting for the request its client is about to send.
+    // At shutdown nothing is waited for that has not started: a connection
+    // still in its handshake, or that has not begun a request, is closed at
+    // once, without a TLS close_notify exchange.
     void close_if_idle() override {
         net::post(stream_.get_executor(), [self = this->shared_from_this()] {
-            if (self->state_ == State::waiting && self->requests_served_ > 0) beast::get_lowest_layer(self->stream_).cancel();
+            if (self->state_ == State::handshaking || self->state_ == State::waiting) {
+                self->closing_ = true;
+                self->lowest().close();
+            }
         });
     }
 
@@ -136,7 +169,17 @@ private:
         }
     }
 
+    void end_handshake() {
+        if constexpr (Tls) {
+            if (state_ == State::handshaking && !handshake_counted_out_) {
+                handshake_counted_out_ = true;
+                --context_.handshakes;
+            }
+        }
+    }
+
     void on_handshake(beast::error_code ec) {
+        end_handshake();
         if (ec) {
             context_.state.metrics.handshake_failed();
             return;  // the socket closes with the session
@@ -144,12 +187,15 @@ private:
         wait_for_request();
     }
 
-    // Between requests a connection may idle for idle_timeout; once a request
-    // starts, all of it must arrive within read_timeout.
+    // A new connection's first request must begin, and its header arrive,
+    // within header_timeout of the handshake; between later requests a
+    // connection may idle for idle_timeout. Once a request starts, all of it
+    // must arrive within read_timeout.
     void wait_for_request() {
         state_ = State::waiting;
+        if (requests_served_ == 0) header_deadline_ = std::chrono::steady_clock::now() + context_.limits.header_timeout;
         if (buffer_.size() > 0) return read_header();  // a pipelined request is already here
-        lowest().expires_after(context_.limits.idle_timeout);
+        lowest().expires_after(requests_served_ == 0 ? context_.limits.header_timeout : context_.limits.idle_timeout);
         stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&Session::on_first_bytes, this->shared_from_this()));
     }
 
@@ -164,7 +210,10 @@ private:
         parser_.emplace();
         parser_->header_limit(static_cast<std::uint32_t>(context_.limits.max_header_bytes));
         parser_->body_limit(context_.limits.max_body_bytes);
-        lowest().expires_after(context_.limits.read_timeout);
+        request_started_ = std::chrono::steady_clock::now();
+        auto header_time = context_.limits.read_timeout;
+        if (requests_served_ == 0) header_time = std::min(header_time, std::chrono::duration_cast<std::chrono::milliseconds>(header_deadline_ - request_started_));
+        lowest().expires_after(header_time);
         beast::error_code ec;
         if (parse_arrived(true, ec)) return on_header(ec, 0);
         http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_header, this->shared_from_this()));
@@ -208,7 +257,18 @@ private:
 
     void on_header(beast::error_code ec, std::size_t) {
         if (ec) return on_read_error(ec);
-        if (const auto length = parser_->content_length()) {
+        if (auto problem = framing_problem(parser_->get(), parser_->get().version())) return answer_error(400, *problem + "\n");
+        lowest().expires_after(request_started_ + context_.limits.read_timeout - std::chrono::steady_clock::now());
+        const auto length = parser_->content_length();
+        // A chunked body counts as the largest it may grow to.
+        const std::size_t budget = length ? static_cast<std::size_t>(std::min<std::uint64_t>(*length, context_.limits.max_body_bytes))
+                                          : context_.limits.max_body_bytes;
+        if (budget > 0 && !context_.reserve_body_bytes(budget)) {
+            return answer_error(503, "the server is reading as many request bodies as it holds at once (--max-body-bytes-in-flight " +
+                                         std::to_string(context_.limits.max_body_bytes_in_flight) + " bytes); retry\n");
+        }
+        body_budget_ = budget;
+        if (length && *length <= context_.limits.max_body_bytes) {
             // Room for the parser's slack up front: the body is never copied to make it.
             parser_->get().body().reserve(static_cast<std::size_t>(*length) + kReviewBodySlack);
         }
@@ -302,7 +362,7 @@ private:
         ++requests_served_;
         const auto target = request_.target();
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
-                              std::string_view(target.data(), target.size()).rfind("/validate", 0) == 0;
+                              origin_form(std::string_view(target.data(), target.size())).rfind("/validate", 0) == 0;
         if (!may_wait) return write_answer(route_request());
         net::post(*context_.blocking, [self = this->shared_from_this()] {
             HttpAnswer a = self->route_request();
@@ -353,7 +413,13 @@ private:
         net::async_write(stream_, answer, beast::bind_front_handler(&Session::on_write, this->shared_from_this(), keep_alive));
     }
 
+    void release_body_budget() {
+        context_.release_body_bytes(body_budget_);
+        body_budget_ = 0;
+    }
+
     void on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+        release_body_budget();
         if (ec) return;
         if (!keep_alive) return shutdown();
         // An idle connection keeps no request, answer or buffer space.
@@ -365,6 +431,7 @@ private:
     }
 
     void shutdown() {
+        if (closing_) return lowest().close();
         if constexpr (Tls) {
             lowest().expires_after(std::chrono::seconds(1));
             stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) { self->lowest().close(); });
@@ -386,6 +453,11 @@ private:
     std::string answer_body_;
     std::chrono::steady_clock::time_point received_;
     std::uint64_t requests_served_ = 0;
+    std::chrono::steady_clock::time_point header_deadline_;  // the first request's
+    std::chrono::steady_clock::time_point request_started_;
+    std::size_t body_budget_ = 0;  // of ServerContext's body budget, held until the answer is sent
+    bool handshake_counted_out_ = false;
+    bool closing_ = false;  // shutdown: close without a TLS close_notify
     std::uint64_t drain_left_ = 0;
     std::unique_ptr<char[]> drain_;  // only while a refused body is read
     std::unique_ptr<http::response<http::empty_body>> continue_;  // only while a 100 Continue is written

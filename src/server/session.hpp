@@ -19,20 +19,30 @@
 
 namespace miw::server {
 
+// The defaults are the memory budget of docs/operations.md: what a hostile
+// client can make the server hold stays inside the shipped memory limit.
 struct ServerLimits {
     std::size_t max_body_bytes = 8u << 20;
     std::size_t max_header_bytes = 16u << 10;
-    std::chrono::milliseconds handshake_timeout{10000};
+    std::chrono::milliseconds handshake_timeout{5000};
+    std::chrono::milliseconds header_timeout{5000};  // from a connection's start to its first request's header
     std::chrono::milliseconds read_timeout{10000};  // from a request's first byte to its last
     std::chrono::milliseconds write_timeout{10000};
     std::chrono::milliseconds idle_timeout{120000};  // between requests on a kept-alive connection
-    std::size_t max_connections = 4096;
+    std::size_t max_connections = 1024;
+    // TLS handshakes in progress at once: OpenSSL holds about 47 KiB for
+    // each, however little the client has sent.
+    std::size_t max_handshakes = 256;
+    // Request bodies being read or reviewed at once, in bytes (a body's
+    // Content-Length is counted from its header until its answer is sent).
+    std::size_t max_body_bytes_in_flight = 24u << 20;
 };
 
 class SessionBase {
 public:
     virtual ~SessionBase() = default;
-    // Closes the connection if it is waiting for a request (shutdown).
+    // Closes the connection if no request is in progress on it: in its TLS
+    // handshake, or waiting for a request (shutdown).
     virtual void close_if_idle() = 0;
 };
 
@@ -58,6 +68,13 @@ struct ServerContext {
     // Open connections on the admission port, which --max-connections caps;
     // the metrics port is not counted, so a full server can still be scraped.
     std::atomic<std::size_t> admission_connections{0};
+    std::atomic<std::size_t> handshakes{0};  // in progress, capped by max_handshakes
+    std::atomic<std::size_t> body_bytes_in_flight{0};  // capped by max_body_bytes_in_flight
+
+    // Takes `bytes` of the body budget; false (and nothing taken) when that
+    // would go past it.
+    bool reserve_body_bytes(std::size_t bytes);
+    void release_body_bytes(std::size_t bytes) { body_bytes_in_flight -= bytes; }
 };
 
 // Each connection belongs to one I/O thread's io_context for its whole life
