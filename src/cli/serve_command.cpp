@@ -58,7 +58,9 @@ std::vector<std::string> arguments_with_environment(int argc, char** argv, const
     return args;
 }
 
-// Repeats `work` every `interval` on its own thread until stopped.
+// Runs `work` on its own thread until stopped, each run starting the
+// duration the previous one returned after that one started (a fixed rate:
+// the time a call takes does not stretch the interval).
 class Repeater {
 public:
     void start(std::function<milliseconds()> work) {
@@ -66,9 +68,10 @@ public:
             std::unique_lock lock(mutex_);
             while (!stopped_) {
                 lock.unlock();
+                const auto started = std::chrono::steady_clock::now();
                 const milliseconds next = work();
                 lock.lock();
-                wake_.wait_for(lock, next, [this] { return stopped_; });
+                wake_.wait_until(lock, started + next, [this] { return stopped_; });
             }
         });
     }

@@ -1,6 +1,6 @@
 """A stand-in Kubernetes API on loopback for the server's tests: GET /version
 and GET /api/v1/nodes/NAME over TLS, with a bearer token, and switches to make
-it slow or failing."""
+it slow, failing, or hostile (huge answers)."""
 import http.server
 import json
 import ssl
@@ -17,6 +17,9 @@ class FakeApiserver:
         self.fail = False
         self.nodes = {}
         self.requests = []
+        self.tokens = []  # every Authorization header received
+        self.huge_bytes = 0  # when set, /version answers this many bytes of valid JSON
+        self.huge_chunked = False  # ... sent chunked, without a Content-Length
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -33,12 +36,46 @@ class FakeApiserver:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def huge(self):
+                """A valid /version answer padded to outer.huge_bytes, written
+                until the client stops reading."""
+                head = b'{"major":"1","minor":"35","gitVersion":"v1.35.0","pad":"'
+                tail = b'"}'
+                pad = outer.huge_bytes - len(head) - len(tail)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if outer.huge_chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(outer.huge_bytes))
+                self.end_headers()
+                piece = b"x" * (1 << 20)
+
+                def send(data):
+                    if outer.huge_chunked:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    else:
+                        self.wfile.write(data)
+                try:
+                    send(head)
+                    while pad > 0:
+                        send(piece[:min(pad, len(piece))])
+                        pad -= len(piece)
+                    send(tail)
+                    if outer.huge_chunked:
+                        self.wfile.write(b"0\r\n\r\n")
+                except OSError:
+                    pass  # the client stopped reading: what a capped client does
+
             def do_GET(self):
                 outer.requests.append(self.path)
+                outer.tokens.append(self.headers.get("Authorization"))
                 if self.headers.get("Authorization") != "Bearer " + outer.token:
                     return self.answer(401, {"kind": "Status", "code": 401})
                 if outer.fail:
                     return self.answer(500, {"kind": "Status", "code": 500})
+                if self.path == "/version" and outer.huge_bytes:
+                    return self.huge()
                 if self.path == "/version":
                     time.sleep(outer.version_delay)
                     return self.answer(200, {"major": "1", "minor": "35", "gitVersion": outer.version})
