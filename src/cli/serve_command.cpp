@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <functional>
+#include <malloc.h>
 #include <iostream>
 #include <thread>
 
@@ -209,6 +210,14 @@ int run_serve(int argc, char** argv) {
         context.blocking = &*blocking;
     }
 
+    // Memory a hostile client made the server take must go back to the system
+    // when its connection ends. glibc's threshold for mmap'ing a block moves up
+    // (to 32 MiB) after the first large free, and from then on multi-megabyte
+    // bodies and answers come from the heap, which is not returned: a fixed
+    // threshold keeps every large block mmap'ed and unmapped on free.
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
+
     // OpenSSL writes to the sockets itself, with write(): a client that has
     // gone away must be an EPIPE on its connection, not a signal that ends
     // the process.
@@ -279,11 +288,22 @@ int run_serve(int argc, char** argv) {
     };
     schedule_reload();
     net::steady_timer flush_timer(io);
+    std::int64_t connections_high = 0;  // the most open at once since memory was last trimmed
     std::function<void()> schedule_flush = [&] {
         flush_timer.expires_after(std::chrono::seconds(1));
         flush_timer.async_wait([&](boost::system::error_code ec) {
             if (ec) return;
             Log::instance().flush();
+            // Once a crowd of connections has gone (a burst of handshakes, an
+            // attack), the small blocks it left free are handed back: glibc
+            // keeps freed memory inside its heaps otherwise. Steady traffic
+            // does not trim.
+            const std::int64_t open = state.metrics.open_connections();
+            connections_high = std::max(connections_high, open);
+            if (connections_high - open >= 64) {
+                malloc_trim(0);
+                connections_high = open;
+            }
             schedule_flush();
         });
     };

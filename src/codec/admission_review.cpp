@@ -601,8 +601,18 @@ ReviewResult unreadable(std::string message) {
     return r;
 }
 
+// A request's uid as a log line or a report shows it: the client chooses its
+// length, and only the answer must carry it whole.
+std::string summary_text(std::string_view text) {
+    constexpr std::size_t kKept = 256;
+    if (text.size() <= kKept) return std::string(text);
+    std::size_t keep = kKept;
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;  // not inside a UTF-8 sequence
+    return std::string(text.substr(0, keep)) + "...(cut, " + std::to_string(text.size()) + " bytes)";
+}
+
 void summarize(const AdmissionRequest& req, ReviewResult& r) {
-    r.uid = req.uid;
+    r.uid = summary_text(req.uid);
     r.group = req.kind.group;
     r.version = req.kind.version;
     r.kind = req.kind.kind;
@@ -617,7 +627,7 @@ ReviewResult review_error(std::string_view api_version, std::string_view uid, De
     ReviewResult r;
     r.outcome = outcome;
     r.error = d.message;
-    r.uid = uid;
+    r.uid = summary_text(uid);
     r.rules = d.rule_annotation();
     r.body = write_review(api_version, uid, d);
     return r;
@@ -671,7 +681,10 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
 constexpr std::size_t kArenaBytes = 256u << 10;
 constexpr std::size_t kParseStackBytes = 16u << 10;
 
-ReviewResult answer(std::string& body, const ReviewContext& context, std::string& uid_seen, std::string& api_version_seen) {
+// uid_seen is left pointing at the uid for an answer after a failure: into
+// the body where the parse left it in place (no copy of what may be megabytes),
+// else into uid_storage.
+ReviewResult answer(std::string& body, const ReviewContext& context, std::string_view& uid_seen, std::string& uid_storage, std::string& api_version_seen) {
     thread_local const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
     rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB doubling.
@@ -686,6 +699,10 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         return unreadable("request.uid is missing, empty or not a string: the answer could not be matched to the request");
     }
     uid_seen = view(*uid);
+    if (uid_seen.data() < body.data() || uid_seen.data() + uid_seen.size() > body.data() + body.size()) {
+        uid_storage = uid_seen;
+        uid_seen = uid_storage;
+    }
 
     // From here on the answer is an AdmissionReview: the apiserver matches
     // it by uid and expects its own apiVersion back.
@@ -980,10 +997,11 @@ std::string read_git_version(std::string& json) {
 }
 
 ReviewResult review(std::string& body, const ReviewContext& context) {
-    std::string uid;
+    std::string_view uid;
+    std::string uid_storage;
     std::string api_version;
     try {
-        return answer(body, context, uid, api_version);
+        return answer(body, context, uid, uid_storage, api_version);
     } catch (const std::bad_alloc&) {
         // Out of memory on one request must not take the server down with it.
         const char* message = "the webhook ran out of memory answering this request";
