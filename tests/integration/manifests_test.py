@@ -32,8 +32,9 @@ for name in os.listdir(FIXTURES):
         for gvk in schema.get("x-kubernetes-group-version-kind", []):
             DOCS[(gvk["group"], gvk["version"], gvk["kind"])] = (schema_name, components)
 
-# Kinds of other projects, whose schemas are not here: rendered, not validated.
-FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate")}
+# Kinds of other projects, and kinds of groups whose schemas the fixtures do not hold:
+# rendered, not validated against a schema (the NetworkPolicy has its own test below).
+FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate"), ("networking.k8s.io", "v1", "NetworkPolicy")}
 
 WORK = tempfile.mkdtemp(prefix="miw-manifests-")
 MANIFESTS = os.path.join(WORK, "manifests")
@@ -155,6 +156,23 @@ def the_deployment_survives_drains_and_runs_restricted():
     assert pdb["spec"]["minAvailable"] == 1
     roles = [o for o in objects if o["kind"] == "ClusterRole"]
     assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}], "get on nodes, nothing else"
+
+
+@test
+def the_network_policy_admits_the_apiserver_and_keeps_metrics_inside():
+    for target in TARGETS:
+        objects = render(target)
+        policy = [o for o in objects if o["kind"] == "NetworkPolicy"]
+        assert len(policy) == 1, target
+        spec = policy[0]["spec"]
+        deployment = [o for o in objects if o["kind"] == "Deployment"][0]
+        assert spec["podSelector"]["matchLabels"].items() <= deployment["spec"]["template"]["metadata"]["labels"].items(), "it selects the webhook's Pods"
+        assert spec["policyTypes"] == ["Ingress"], "egress stays open: the server calls the Kubernetes API"
+        ports = {p["name"]: p["containerPort"] for p in deployment["spec"]["template"]["spec"]["containers"][0]["ports"]}
+        rules = {r["ports"][0]["port"]: r["from"] for r in spec["ingress"]}
+        assert set(rules) == set(ports) == {"https", "metrics"}, (rules, ports)
+        assert [f for f in rules["https"] if "ipBlock" in f], "the admission port is opened by address: the apiserver is not a Pod"
+        assert rules["metrics"] == [{"namespaceSelector": {}}], "metrics from Pods inside the cluster only, never an outside address"
 
 
 @test

@@ -134,7 +134,9 @@ def huge_apiserver_answers_are_cut_at_the_cap():
             time.sleep(2)  # a few more refused answers
             assert s.get("/readyz")[0] == 503, "a version read from a cut answer was believed"
             peak = peak_rss_mib(s.proc.pid)
-            assert peak < 40, "peak RSS %.1f MiB while refusing 200 MiB answers" % peak
+            # A sanitizer build's shadow memory has its own footprint; the cap is still checked by the log.
+            if not os.environ.get("MIW_SANITIZED"):
+                assert peak < 40, "peak RSS %.1f MiB while refusing 200 MiB answers" % peak
             print("     (%s 200 MiB answer: peak RSS %.1f MiB)" % ("chunked" if chunked else "sized", peak))
             api.huge_bytes = 0
             assert st.wait_for(lambda: s.get("/readyz")[0] == 200, 5), "a sane answer after huge ones is read"
