@@ -55,6 +55,8 @@ constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
 // (so that one large body does not hold up the other connections).
 constexpr std::size_t kReadChunkBytes = 16u << 10;
 constexpr std::size_t kArrivedReadBytes = 64u << 10;
+// How long shutdown leaves a connection that has not yet sent its first request.
+constexpr std::chrono::seconds kNewConnectionGrace{1};
 
 // Errors that end a connection without an answer: the peer went away, or
 // a deadline passed while nothing was being asked.
@@ -139,11 +141,16 @@ public:
     }
 
     // At shutdown nothing is waited for that has not started: a connection
-    // still in its handshake, or that has not begun a request, is closed at
-    // once, without a TLS close_notify exchange.
+    // kept alive between requests is closed at once, and one still in its
+    // handshake or that has not begun its first request once it is a second
+    // old (a client that connected just now is about to send its request;
+    // shutdown asks again every 50 ms). No TLS close_notify exchange.
     void close_if_idle() override {
         net::post(stream_.get_executor(), [self = this->shared_from_this()] {
-            if (self->state_ == State::handshaking || self->state_ == State::waiting) {
+            const bool between_requests = self->state_ == State::waiting && self->requests_served_ > 0;
+            const bool never_asked = (self->state_ == State::handshaking || self->state_ == State::waiting) && self->requests_served_ == 0 &&
+                                     std::chrono::steady_clock::now() - self->opened_ >= kNewConnectionGrace;
+            if (between_requests || never_asked) {
                 self->closing_ = true;
                 self->lowest().close();
             }
@@ -453,6 +460,7 @@ private:
     std::string answer_body_;
     std::chrono::steady_clock::time_point received_;
     std::uint64_t requests_served_ = 0;
+    const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point header_deadline_;  // the first request's
     std::chrono::steady_clock::time_point request_started_;
     std::size_t body_budget_ = 0;  // of ServerContext's body budget, held until the answer is sent
