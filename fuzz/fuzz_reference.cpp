@@ -7,6 +7,12 @@
 #include <cstdlib>
 #include <string>
 
+// The regression replay's expectations: "pinned", or "refused RULE".
+std::string miw_fuzz_answer(std::string_view input) {
+    const miw::PinnedReferenceCheck check = miw::check_pinned_reference(input, miw::DigestAlgorithms{true, true});
+    return check.ok() ? std::string("pinned") : "refused " + check.rule;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     const miw::ReferenceParse parsed = miw::parse_image_reference(text);

@@ -17,3 +17,9 @@ if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+# kubectl renders the kustomize targets for the manifests test. Machines that have one
+# (the CI image ships kubectl 1.32) keep it; elsewhere Debian's kubernetes-client (1.20)
+# is installed, whose kustomize predates the `labels` field: the test then says so and skips.
+if ! command -v kubectl >/dev/null; then
+  $sudo apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null
+fi

@@ -23,6 +23,10 @@ FIXTURES = os.path.join(REPO, "tests", "fixtures", "openapi")
 if shutil.which("kubectl") is None:
     print("kubectl is not installed: the manifests cannot be rendered here")
     sys.exit(77)
+_probe = subprocess.run(["kubectl", "kustomize", os.path.join(REPO, "manifests", "base")], capture_output=True, text=True, timeout=60)
+if 'unknown field "labels"' in _probe.stderr:
+    print("this kubectl's kustomize predates the `labels` field (kubectl 1.21 or newer reads it): the manifests cannot be rendered here")
+    sys.exit(77)
 
 
 DOCS = {}
