@@ -1,4 +1,4 @@
-#include "model_image_webhook/byte_scan.hpp"
+#include "../src/core/byte_scan.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -21,6 +21,11 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
+int miw::cli::usage_error(std::string_view command, std::string_view message) {
+    std::cerr << "model-image-webhook " << command << ": " << message << "\n";
+    return kExitInputError;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) {
         print_usage(std::cerr);

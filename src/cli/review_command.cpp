@@ -13,14 +13,7 @@ namespace miw::cli {
 
 namespace {
 
-constexpr int kExitAllowed = 0;
-constexpr int kExitDenied = 1;
-constexpr int kExitInputError = 2;
-
-int usage_error(const std::string& message) {
-    std::cerr << "model-image-webhook review: " << message << "\n";
-    return kExitInputError;
-}
+int usage_error(const std::string& message) { return cli::usage_error("review", message); }
 
 }  // namespace
 

@@ -30,10 +30,7 @@ namespace net = boost::asio;
 using server::Log;
 using std::chrono::milliseconds;
 
-int startup_error(const std::string& message) {
-    std::cerr << "model-image-webhook serve: " << message << "\n";
-    return 2;
-}
+int startup_error(const std::string& message) { return usage_error("serve", message); }
 
 // Every flag can come from the environment as MIW_<FLAG>, for containers;
 // the command line wins.

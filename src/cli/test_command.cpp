@@ -22,14 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitAllowed = 0;
-constexpr int kExitDenied = 1;
-constexpr int kExitInputError = 2;
-
-int usage_error(const std::string& message) {
-    std::cerr << "model-image-webhook test: " << message << "\n";
-    return kExitInputError;
-}
+int usage_error(const std::string& message) { return cli::usage_error("test", message); }
 
 bool manifest_extension(const fs::path& path) {
     std::string ext = path.extension().string();

@@ -11,7 +11,7 @@
 // Iterative, with its own stack of at most MaxDepth open containers.
 #pragma once
 
-#include "model_image_webhook/byte_scan.hpp"
+#include "../core/byte_scan.hpp"
 
 #include <array>
 #include <cstddef>

@@ -1,6 +1,6 @@
 #include "model_image_webhook/json_patch.hpp"
 
-#include "model_image_webhook/byte_scan.hpp"
+#include "byte_scan.hpp"
 
 #include <array>
 #include <charconv>

@@ -179,7 +179,8 @@ std::vector<std::string_view> selected_container_names(const WorkloadView& w) {
     return names;
 }
 
-std::string container_path(const PodSpecView& spec, std::string_view field, std::size_t index) {
+// The container as a field path for messages: "spec.template.spec.containers[1]".
+std::string container_field_path(const PodSpecView& spec, std::string_view field, std::size_t index) {
     return spec.field_path + "." + std::string(field) + "[" + std::to_string(index) + "]";
 }
 
@@ -191,7 +192,7 @@ std::string second_weight_source(const PodSpecView& spec, const std::vector<std:
         for (std::size_t i = 0; i < list.size() && found.empty(); ++i) {
             for (const auto& m : list[i].volume_mounts) {
                 if (clean_path(m.mount_path) != kModelMountPath || m.name == kModelVolume || contains(cache, m.name)) continue;
-                found = "container \"" + std::string(utf8_prefix(list[i].name, 63)) + "\" (" + container_path(spec, field, i) + ") mounts volume \"" +
+                found = "container \"" + std::string(utf8_prefix(list[i].name, 63)) + "\" (" + container_field_path(spec, field, i) + ") mounts volume \"" +
                         std::string(utf8_prefix(m.name, 63)) + "\" at " + std::string(kModelMountPath) +
                         ": that is a second source of weights beside the model image; remove that mount, or remove the label " + std::string(kOptInLabel) +
                         " to keep the volume instead of the image";
@@ -285,9 +286,9 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
 void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
                      const std::vector<std::string_view>& names, JsonPatch& patch) {
     render_volumes(spec, cache, reference, patch);
-    // One path buffer for every container of a list: ".../containers/" and its index.
+    // One JSON pointer buffer for every container of a list: ".../containers/" and its index.
     std::string base;
-    auto container_path = [&](std::string_view list, std::size_t i) -> const std::string& {
+    auto container_pointer = [&](std::string_view list, std::size_t i) -> const std::string& {
         base.assign(spec.pointer);
         base += '/';
         base.append(list.data(), list.size());
@@ -295,11 +296,11 @@ void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view
         return base;
     };
     for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
-        render_container(spec.init_containers[i], container_path("initContainers", i), false, cache, patch);
+        render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch);
     }
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const bool selected = names.empty() || contains(names, spec.containers[i].name);
-        render_container(spec.containers[i], container_path("containers", i), selected, cache, patch);
+        render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch);
     }
 }
 

@@ -77,11 +77,6 @@ std::size_t index_of(const std::string_view (&labels)[N], std::string_view value
 
 }  // namespace
 
-std::string_view kind_label(std::string_view kind) {
-    if (kind.empty()) return "";
-    return kKindLabels[index_of(kKindLabels, kind, 9)];
-}
-
 void Metrics::observe_review(std::string_view endpoint, std::string_view kind, std::string_view operation, std::string_view verdict, double seconds) {
     const std::size_t e = index_of(kEndpointLabels, endpoint, 0);
     const std::size_t k = kind.empty() ? 10 : index_of(kKindLabels, kind, 9);

@@ -1,5 +1,7 @@
 // Prometheus metrics of the server, rendered in the text exposition format.
-// Counters are atomics or mutex-guarded maps: the hot path takes one short lock.
+// The review path is lock-free (one atomic counter per label combination, the
+// kind folded into a fixed set); the rarely written maps (HTTP codes, Node
+// lookups, the apiserver version) sit behind one mutex.
 #pragma once
 
 #include <array>
@@ -60,9 +62,5 @@ private:
     std::atomic<std::uint64_t> reload_errors_{0};
     std::atomic<std::int64_t> not_after_{0};
 };
-
-// The kind as a metric label: a known kind, or "other", so that requests
-// cannot grow the label set without bound.
-std::string_view kind_label(std::string_view kind);
 
 }  // namespace miw::server

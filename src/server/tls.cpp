@@ -80,8 +80,7 @@ bool TlsContextProvider::install(const Contents& c, std::string& error) {
     SSL_CTX_set_cipher_list(native, kTls12Ciphers);
     SSL_CTX_set_alpn_select_cb(native, select_http11, nullptr);
     SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_SERVER);
-    // An idle connection gives its record buffers back (about 34 KiB each).
-    SSL_CTX_set_mode(native, SSL_MODE_RELEASE_BUFFERS);
+    // (Each connection's modes, record-buffer release among them, are set in tls_stream.cpp.)
     static const unsigned char kSessionContext[] = "model-image-webhook";
     SSL_CTX_set_session_id_context(native, kSessionContext, sizeof kSessionContext - 1);
     ctx->use_certificate_chain(boost::asio::buffer(c.cert), ec);

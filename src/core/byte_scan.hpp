@@ -7,8 +7,13 @@
 // word is always exact (found with a count of trailing zeros).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
+
+// The lowest flagged byte is the first in memory only on a little-endian
+// machine (the word is loaded with memcpy, in memory order).
+static_assert(std::endian::native == std::endian::little, "byte_scan reads the first matching byte from the low end of a word");
 
 namespace miw::byte_scan {
 
