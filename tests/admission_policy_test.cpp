@@ -12,6 +12,7 @@ AdmissionRequest tag_only_artifact() {
     req.uid = "u";
     req.kind = {"worker.gpustack.ai", "v1alpha1", "ModelArtifact"};
     req.name = "qwen";
+    req.rules = RuleSet::model_artifact;
     ModelArtifactView view;
     view.spec = JsonType::object;
     view.source = JsonType::object;
@@ -31,15 +32,17 @@ PolicyConfig floor_config() {
 
 }  // namespace
 
-TEST_CASE("a ModelArtifact sent to validate is judged by its rules", "[admission_policy]") {
-    const Decision d = decide(Endpoint::validate, tag_only_artifact(), floor_config(), nullptr);
+TEST_CASE("a request is judged by the rules it was routed to", "[admission_policy]") {
+    const Decision d = decide(tag_only_artifact(), floor_config(), nullptr);
     CHECK_FALSE(d.allowed);
     CHECK(d.rule_annotation() == "digest-required");
 }
 
 TEST_CASE("requests no rule covers are allowed untouched", "[admission_policy]") {
-    SECTION("a ModelArtifact sent to mutate") {
-        const Decision d = decide(Endpoint::mutate, tag_only_artifact(), floor_config(), nullptr);
+    SECTION("a request routed to no rules, whatever views it carries") {
+        AdmissionRequest req = tag_only_artifact();
+        req.rules = RuleSet::none;
+        const Decision d = decide(req, floor_config(), nullptr);
         CHECK(d.allowed);
         CHECK(d.warnings.empty());
     }
@@ -47,7 +50,8 @@ TEST_CASE("requests no rule covers are allowed untouched", "[admission_policy]")
         AdmissionRequest req;
         req.uid = "u";
         req.kind = {"", "v1", "ConfigMap"};
-        const Decision d = decide(Endpoint::validate, req, floor_config(), nullptr);
+        req.rules = RuleSet::model_artifact;  // routed, but the codec found nothing to judge
+        const Decision d = decide(req, floor_config(), nullptr);
         CHECK(d.allowed);
         CHECK(d.rule_annotation().empty());
     }

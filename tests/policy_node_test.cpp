@@ -163,17 +163,4 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
         CHECK(d.rule_annotation() == "node-unavailable");
         CHECK_THAT(d.message, Catch::Contains("could not be checked (the Kubernetes API did not answer within 2s)"));
     }
-    SECTION("only Pod creation is checked") {
-        AdmissionRequest update = pod_request();
-        update.operation = Operation::update;
-        CHECK(judge_pinned_pod(update, pod(pinned_old), &nodes).allowed);
-        AdmissionRequest binding = pod_request();
-        binding.sub_resource = "binding";
-        CHECK(judge_pinned_pod(binding, pod(pinned_old), &nodes).allowed);
-    }
-    SECTION("pod templates are not checked") {
-        WorkloadView deployment = pod(pinned_old);
-        deployment.is_pod = false;
-        CHECK(judge_pinned_pod(pod_request(), deployment, &nodes).allowed);
-    }
 }

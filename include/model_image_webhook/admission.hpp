@@ -20,6 +20,14 @@ std::string_view to_string(Operation op);
 
 enum class Endpoint { validate, mutate };
 
+// Which rules judge a request; rule_scope.hpp says which requests get which.
+enum class RuleSet {
+    none,  // no rule covers the request: allowed untouched
+    model_artifact,  // the ModelArtifact rules (validate)
+    pinned_pod,  // the node check of Pods pinned to a node (validate)
+    delivery,  // the rendering of the model delivery (mutate)
+};
+
 std::optional<Endpoint> parse_endpoint(std::string_view text);
 std::string_view to_string(Endpoint endpoint);
 
@@ -63,6 +71,9 @@ struct AdmissionRequest {
     std::string_view sub_resource;
     Operation operation = Operation::create;
     bool dry_run = false;
+    // Which rules judge the request (rule_scope.hpp's applies()); the views
+    // below are read for those rules only.
+    RuleSet rules = RuleSet::none;
     std::optional<ModelArtifactView> model_artifact;  // set for a ModelArtifact with an object to judge
     std::optional<WorkloadView> workload;  // set for a Pod or a workload kind with pod templates
 };

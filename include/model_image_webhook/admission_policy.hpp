@@ -7,9 +7,10 @@
 
 namespace miw {
 
+// Routes on req.rules, which the codec set with applies() (rule_scope.hpp).
 // Requests that no rule covers are allowed untouched: a webhook configuration
 // that sends more than it should must not block the cluster.
 // nodes may be null: the node check then finds no Node.
-Decision decide(Endpoint endpoint, const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes);
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes);
 
 }  // namespace miw

@@ -103,7 +103,7 @@ int run_serve(int argc, char** argv) {
         ("max-body-bytes", "largest request body accepted (413 above it)", cxxopts::value<std::size_t>()->default_value(std::to_string(8u << 20)))
         ("max-header-bytes", "largest request header accepted (431 above it)", cxxopts::value<std::size_t>()->default_value("16384"))
         ("max-connections", "open connections at most; more are closed at once", cxxopts::value<std::size_t>()->default_value("1024"))
-        ("max-handshakes", "TLS handshakes in progress at most; more connections are closed at once", cxxopts::value<std::size_t>()->default_value("256"))
+        ("max-handshakes", "TLS handshakes in progress at most; more connections wait in the accept backlog", cxxopts::value<std::size_t>()->default_value("256"))
         ("max-body-bytes-in-flight", "request body bytes read or reviewed at once at most (503 above it)",
          cxxopts::value<std::size_t>()->default_value(std::to_string(24u << 20)))
         ("handshake-timeout", "TLS handshake deadline", cxxopts::value<std::string>()->default_value("5s"))

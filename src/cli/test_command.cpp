@@ -10,6 +10,7 @@
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/pod_spec.hpp"
+#include "model_image_webhook/rule_scope.hpp"
 #include "model_image_webhook/yaml_loader.hpp"
 
 #include <algorithm>
@@ -113,21 +114,23 @@ public:
     // Runs one object through the endpoints the webhook configurations would
     // send it to; false with error set when the object cannot be read.
     bool evaluate(ManifestObject object, ObjectResult& r, std::string& error) {
-        const bool is_pod = object.group.empty() && object.kind == "Pod";
-        const bool templated = !pod_spec_locations(object.group, object.kind).empty();
         if (object.group.empty() && object.kind == "Node") return skip(r, "a Node: used for the check of Pods pinned to it");
+        // The endpoints whose rules cover the object (applies(), as the shipped
+        // configurations' rules do), then their selectors: the opt-in label
+        // for the delivery; for the node check an image volume, which an
+        // opted-in Pod has by the time validation sees it (mutation comes first).
+        const GroupVersionKind kind{object.group, object.version, object.kind};
         std::vector<Endpoint> endpoints;
-        if (is_model_artifact({object.group, object.version, object.kind})) {
-            endpoints = {Endpoint::validate};
-        } else if (templated && object.opted_in) {
-            endpoints = {Endpoint::mutate, Endpoint::validate};
-        } else if (is_pod && object.mounts_image_volume) {
-            endpoints = {Endpoint::validate};
-        } else if (templated) {
-            return skip(r, "no label " + std::string(kOptInLabel) + ": image, so the webhook is not called");
-        } else {
-            return skip(r, object.kind + " is not sent to the webhook");
+        bool covered = false;
+        for (Endpoint endpoint : {Endpoint::mutate, Endpoint::validate}) {
+            const RuleSet rules = applies(endpoint, kind, Operation::create, "");
+            covered = covered || rules != RuleSet::none;
+            const bool selected = rules == RuleSet::model_artifact || (rules == RuleSet::delivery && object.opted_in) ||
+                                  (rules == RuleSet::pinned_pod && (object.mounts_image_volume || object.opted_in));
+            if (selected) endpoints.push_back(endpoint);
         }
+        if (endpoints.empty() && covered) return skip(r, "no label " + std::string(kOptInLabel) + ": image, so the webhook is not called");
+        if (endpoints.empty()) return skip(r, object.kind + " is not sent to the webhook");
         r.verdict = TestVerdict::allowed;
         for (Endpoint endpoint : endpoints) {
             r.endpoints.push_back(std::string(to_string(endpoint)));

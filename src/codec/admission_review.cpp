@@ -6,6 +6,7 @@
 
 #include "model_image_webhook/admission_policy.hpp"
 #include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/rule_scope.hpp"
 #include "model_image_webhook/text.hpp"
 #include "compact_json_reader.hpp"
 
@@ -474,19 +475,18 @@ std::optional<RequestError> read_request(const Value* request, Endpoint endpoint
         if (const Value* name = member(member(object, "metadata"), "name"); name != nullptr && name->IsString()) req.name = view(*name);
     }
 
-    const bool writes = req.operation == Operation::create || req.operation == Operation::update;
-    if (endpoint == Endpoint::validate && is_model_artifact(req.kind) && writes) {
+    req.rules = applies(endpoint, req.kind, req.operation, req.sub_resource);
+    if (req.rules == RuleSet::model_artifact) {
         if (object == nullptr || !object->IsObject()) return RequestError{"request.object is required for a ModelArtifact " + std::string(to_string(req.operation))};
         if (req.operation == Operation::update && (old_object == nullptr || !old_object->IsObject())) {
             return RequestError{"request.oldObject is required for a ModelArtifact UPDATE"};
         }
         req.model_artifact = read_model_artifact(object, req.operation == Operation::update ? old_object : nullptr);
     }
-    const auto locations = pod_spec_locations(req.kind.group, req.kind.kind);
     const bool is_pod = req.kind.group.empty() && req.kind.kind == "Pod";
-    const bool rendered = endpoint == Endpoint::mutate && writes && !locations.empty();
-    const bool node_checked = endpoint == Endpoint::validate && is_pod && req.operation == Operation::create;
-    if ((rendered || node_checked) && object != nullptr && object->IsObject()) {
+    const bool node_checked = req.rules == RuleSet::pinned_pod;
+    if ((req.rules == RuleSet::delivery || node_checked) && object != nullptr && object->IsObject()) {
+        const auto locations = pod_spec_locations(req.kind.group, req.kind.kind);
         WorkloadView workload;
         if (auto e = read_workload(*object, locations, is_pod, node_checked, workload)) return e;
         req.workload = std::move(workload);
@@ -727,7 +727,7 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         summarize(req, r);
         return r;
     }
-    const Decision decision = decide(context.endpoint, req, context.policy, context.nodes);
+    const Decision decision = decide(req, context.policy, context.nodes);
     ReviewResult r;
     summarize(req, r);
     r.outcome = decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;

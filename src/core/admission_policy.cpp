@@ -6,10 +6,20 @@
 
 namespace miw {
 
-Decision decide(Endpoint endpoint, const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes) {
-    if (endpoint == Endpoint::validate && req.model_artifact) return judge_model_artifact(req, config);
-    if (endpoint == Endpoint::validate && req.workload && req.workload->is_pod) return judge_pinned_pod(req, *req.workload, nodes);
-    if (endpoint == Endpoint::mutate && req.workload) return render_model_delivery(req, *req.workload, config);
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes) {
+    switch (req.rules) {
+        case RuleSet::model_artifact:
+            if (req.model_artifact) return judge_model_artifact(req, config);
+            break;
+        case RuleSet::pinned_pod:
+            if (req.workload) return judge_pinned_pod(req, *req.workload, nodes);
+            break;
+        case RuleSet::delivery:
+            if (req.workload) return render_model_delivery(req, *req.workload, config);
+            break;
+        case RuleSet::none:
+            break;
+    }
     return allow();
 }
 

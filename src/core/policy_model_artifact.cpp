@@ -88,10 +88,11 @@ std::string apiserver_floor_problem(const ApiserverVersion& apiserver) {
 
 Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config) {
     const ModelArtifactView& view = *req.model_artifact;
+    // A CREATE or an UPDATE, routed here by applies().
     switch (req.operation) {
         case Operation::remove:
         case Operation::connect:
-            return allow();
+            return allow();  // not routed here
         case Operation::update:
             // A stored object is never re-judged: a rule added later must not
             // strand it. Only a change of spec is refused.

@@ -71,7 +71,8 @@ std::string node_floor_problem(const NodeInfo& info) {
 }
 
 Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes) {
-    if (req.operation != Operation::create || !req.sub_resource.empty() || !pod.is_pod || pod.pod_specs.empty()) return allow();
+    // A Pod CREATE, routed here by applies().
+    if (pod.pod_specs.empty()) return allow();
     const PodSpecView& spec = pod.pod_specs.front();
     if (!mounts_image_volume(spec)) return allow();
     const auto node = pinned_node(spec);

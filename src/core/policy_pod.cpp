@@ -309,10 +309,8 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 }  // namespace
 
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& w, const PolicyConfig& config) {
-    const bool writes = req.operation == Operation::create || (req.operation == Operation::update && !w.is_pod);
-    // A Pod's volumes cannot change after creation, and a subresource
-    // (status, scale, binding, ...) carries no pod template to render.
-    if (!writes || !req.sub_resource.empty() || w.opt_in_label != kOptInValue) return allow();
+    // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
+    if (w.opt_in_label != kOptInValue) return allow();
     if (!w.has_model_image || w.model_image.empty()) {
         return allow({"label " + std::string(kOptInLabel) + "=image is set but annotation " + std::string(kModelImageAnnotation) +
                       " is missing or empty, so no model is mounted"});

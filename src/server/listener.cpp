@@ -55,6 +55,15 @@ void Listener::stop() {
 }
 
 void Listener::accept() {
+    // Handshakes at their cap: leave new connections in the kernel's backlog
+    // (which costs this process nothing) until one finishes or times out.
+    if (tls_ != nullptr && port_ == Port::admission && context_.handshakes >= context_.limits.max_handshakes) {
+        retry_.expires_after(std::chrono::milliseconds(5));
+        retry_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (!ec && self->acceptor_.is_open()) self->accept();
+        });
+        return;
+    }
     net::io_context& worker = *workers_[next_worker_++ % workers_.size()];
     acceptor_.async_accept(worker.get_executor(), [self = shared_from_this()](boost::system::error_code ec, Socket socket) {
         if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
@@ -67,9 +76,7 @@ void Listener::accept() {
             });
             return;
         }
-        const bool full = self->port_ == Port::admission && (self->context_.admission_connections >= self->context_.limits.max_connections ||
-                                                             (self->tls_ != nullptr && self->context_.handshakes >= self->context_.limits.max_handshakes));
-        if (full) {
+        if (self->port_ == Port::admission && self->context_.admission_connections >= self->context_.limits.max_connections) {
             self->context_.state.metrics.connection_rejected();
             boost::system::error_code ignored;
             socket.close(ignored);

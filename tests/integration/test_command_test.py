@@ -70,7 +70,7 @@ def multi_document_files_with_comments_anchors_boms_and_crlf():
     code, objects, doc = verdicts([path])
     assert objects == [("good", "allowed", 3), ("tagged", "denied", 15), ("d", "allowed", 25)], objects
     assert code == 1
-    assert doc["objects"][2]["patch"] is not None and doc["objects"][2]["endpoints"] == ["mutate", "validate"]
+    assert doc["objects"][2]["patch"] is not None and doc["objects"][2]["endpoints"] == ["mutate"], "a Deployment is sent to the mutating webhook only"
 
 
 @test
