@@ -10,7 +10,7 @@
 // The regression replay's expectations: "pinned", or "refused RULE".
 std::string miw_fuzz_answer(std::string_view input) {
     const miw::PinnedReferenceCheck check = miw::check_pinned_reference(input, miw::DigestAlgorithms{true, true});
-    return check.ok() ? std::string("pinned") : "refused " + check.rule;
+    return check.ok() ? std::string("pinned") : "refused " + std::string(check.rule->id);
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

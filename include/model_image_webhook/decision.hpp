@@ -2,6 +2,8 @@
 // turns it into an AdmissionReview response; nothing here knows JSON.
 #pragma once
 
+#include "model_image_webhook/rule.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,9 +25,9 @@ struct FieldError {
     std::string text() const { return field + ": " + body; }
 };
 
-FieldError field_invalid(std::string field, std::string_view value, std::string_view detail, std::string rule);
-FieldError field_required(std::string field, std::string_view detail, std::string rule);
-FieldError field_forbidden(std::string field, std::string_view detail, std::string rule);
+FieldError field_invalid(std::string field, std::string_view value, std::string_view detail, const Rule& rule);
+FieldError field_required(std::string field, std::string_view detail, const Rule& rule);
+FieldError field_forbidden(std::string field, std::string_view detail, const Rule& rule);
 
 struct Decision {
     bool allowed = true;
@@ -50,7 +52,7 @@ Decision allow(std::vector<std::string> warnings = {});
 // apierrors.NewInvalid builds it: 422, reason Invalid, one cause per error.
 Decision invalid(std::string_view group, std::string_view kind, std::string_view name, std::vector<FieldError> errors);
 
-Decision forbidden(std::string message, std::string rule);
-Decision bad_request(std::string message, std::string rule);
+Decision forbidden(std::string message, const Rule& rule);
+Decision bad_request(std::string message, const Rule& rule);
 
 }  // namespace miw

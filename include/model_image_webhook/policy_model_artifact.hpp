@@ -6,6 +6,16 @@
 
 namespace miw {
 
+inline constexpr Rule kSourceExactlyOne{"source-exactly-one", "spec.source (or spec)", "422 Invalid",
+                                        "spec.source holds none, or more than one, of huggingFace, modelScope, persistentVolumeClaim, image"};
+inline constexpr Rule kPatternsForbidden{"patterns-forbidden", "spec.allowPatterns, spec.ignorePatterns", "422 Invalid",
+                                         "patterns are set on an image source, which is mounted whole"};
+inline constexpr Rule kReferenceRequired{"reference-required", "spec.source.image.reference", "422 Invalid",
+                                         "the image source has no reference, or it is empty or not a string"};
+inline constexpr Rule kSpecImmutable{"spec-immutable", "spec", "422 Invalid", "an UPDATE changes the spec of a ModelArtifact, which is an identity"};
+inline constexpr Rule kApiserverFloor{"apiserver-floor", "spec.source.image, or the workload", "422 Invalid on a ModelArtifact, 403 Forbidden on a workload",
+                                      "an image delivery while the apiserver is older than 1.35, or its version is unknown or unreadable"};
+
 // req.model_artifact must be set.
 Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config);
 

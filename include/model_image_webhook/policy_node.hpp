@@ -15,6 +15,13 @@ namespace miw {
 
 inline constexpr KubeVersion kContainerdFloor{2, 1};
 
+inline constexpr Rule kNodeFloor{"node-floor", "spec.nodeName (or the node the Pod is pinned to)", "403 Forbidden",
+                                 "the Pod mounts an image volume and is pinned to a node whose kubelet is older than 1.35 or whose runtime cannot run it"};
+inline constexpr Rule kNodeNotFound{"node-not-found", "spec.nodeName (or the node the Pod is pinned to)", "403 Forbidden",
+                                    "the node the Pod is pinned to does not exist, so its versions cannot be checked"};
+inline constexpr Rule kNodeUnavailable{"node-unavailable", "spec.nodeName (or the node the Pod is pinned to)", "403 Forbidden",
+                                       "the node could not be read from the Kubernetes API in time (fail closed)"};
+
 // The node a pod spec names: spec.nodeName, a nodeSelector on
 // kubernetes.io/hostname, or required node affinity that allows one node only.
 std::optional<std::string_view> pinned_node(const PodSpecView& spec);

@@ -9,6 +9,9 @@
 
 namespace miw {
 
+inline constexpr Rule kTwoWeightSources{"two-weight-sources", "volumeMounts", "403 Forbidden",
+                                        "a container mounts a volume other than the model image or a cache at /var/lib/gpustack/model"};
+
 // The decision for a Pod or workload sent to /mutate, with the patch that
 // makes each pod spec hold exactly the delivery (empty when it already does).
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config);

@@ -711,19 +711,19 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     const std::string_view echo = api_version_seen.empty() ? kReviewApiVersion : std::string_view(api_version_seen);
     const Value* kind = member(&doc, "kind");
     if (kind == nullptr || !kind->IsString() || view(*kind) != "AdmissionReview") {
-        return review_error(echo, uid_seen, bad_request("kind must be \"AdmissionReview\"", "malformed-request"), ReviewOutcome::bad_request);
+        return review_error(echo, uid_seen, bad_request("kind must be \"AdmissionReview\"", kMalformedRequest), ReviewOutcome::bad_request);
     }
     if (echo != kReviewApiVersion) {
         return review_error(echo, uid_seen,
                             bad_request("apiVersion " + quote_value(echo, 64) + " is not served: this webhook speaks admission.k8s.io/v1; "
                                         "set admissionReviewVersions: [\"v1\"] in the webhook configuration",
-                                        "malformed-request"),
+                                        kMalformedRequest),
                             ReviewOutcome::bad_request);
     }
 
     AdmissionRequest req;
     if (auto error = read_request(request, context.endpoint, req)) {
-        ReviewResult r = review_error(echo, uid_seen, bad_request(error->message, "malformed-request"), ReviewOutcome::bad_request);
+        ReviewResult r = review_error(echo, uid_seen, bad_request(error->message, kMalformedRequest), ReviewOutcome::bad_request);
         summarize(req, r);
         return r;
     }
@@ -1016,7 +1016,7 @@ ReviewResult review(std::string& body, const ReviewContext& context) {
         d.code = 500;
         d.reason = "InternalError";
         d.message = message;
-        d.rules.push_back("internal-error");
+        d.rules.push_back(std::string(kInternalError.id));
         return review_error(api_version.empty() ? kReviewApiVersion : std::string_view(api_version), uid, d, ReviewOutcome::internal_error);
     }
 }

@@ -13,17 +13,17 @@ std::string_view to_string(CauseType type) {
     return "FieldValueInvalid";
 }
 
-FieldError field_invalid(std::string field, std::string_view value, std::string_view detail, std::string rule) {
+FieldError field_invalid(std::string field, std::string_view value, std::string_view detail, const Rule& rule) {
     return FieldError{CauseType::field_value_invalid, std::move(field), "Invalid value: " + quote_value(value) + ": " + std::string(detail),
-                      std::move(rule)};
+                      std::string(rule.id)};
 }
 
-FieldError field_required(std::string field, std::string_view detail, std::string rule) {
-    return FieldError{CauseType::field_value_required, std::move(field), "Required value: " + std::string(detail), std::move(rule)};
+FieldError field_required(std::string field, std::string_view detail, const Rule& rule) {
+    return FieldError{CauseType::field_value_required, std::move(field), "Required value: " + std::string(detail), std::string(rule.id)};
 }
 
-FieldError field_forbidden(std::string field, std::string_view detail, std::string rule) {
-    return FieldError{CauseType::field_value_forbidden, std::move(field), "Forbidden: " + std::string(detail), std::move(rule)};
+FieldError field_forbidden(std::string field, std::string_view detail, const Rule& rule) {
+    return FieldError{CauseType::field_value_forbidden, std::move(field), "Forbidden: " + std::string(detail), std::string(rule.id)};
 }
 
 std::string Decision::rule_annotation() const {
@@ -72,19 +72,19 @@ Decision invalid(std::string_view group, std::string_view kind, std::string_view
 }
 
 namespace {
-Decision refusal(int code, const char* reason, std::string message, std::string rule) {
+Decision refusal(int code, const char* reason, std::string message, const Rule& rule) {
     Decision d;
     d.allowed = false;
     d.code = code;
     d.reason = reason;
     d.message = std::move(message);
-    d.rules.push_back(std::move(rule));
+    d.rules.push_back(std::string(rule.id));
     return d;
 }
 }  // namespace
 
-Decision forbidden(std::string message, std::string rule) { return refusal(403, "Forbidden", std::move(message), std::move(rule)); }
+Decision forbidden(std::string message, const Rule& rule) { return refusal(403, "Forbidden", std::move(message), rule); }
 
-Decision bad_request(std::string message, std::string rule) { return refusal(400, "BadRequest", std::move(message), std::move(rule)); }
+Decision bad_request(std::string message, const Rule& rule) { return refusal(400, "BadRequest", std::move(message), rule); }
 
 }  // namespace miw

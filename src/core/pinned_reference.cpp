@@ -6,9 +6,9 @@ namespace miw {
 
 namespace {
 
-PinnedReferenceCheck refuse(std::string rule, std::string detail) {
+PinnedReferenceCheck refuse(const Rule& rule, std::string detail) {
     PinnedReferenceCheck out;
-    out.rule = std::move(rule);
+    out.rule = &rule;
     out.detail = std::move(detail);
     return out;
 }
@@ -61,14 +61,14 @@ PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorit
     if (expected == 0) {
         std::string why = "digest algorithm \"" + std::string(alg) + "\" is not accepted";
         if (alg == "sha512") why += " (allow it with --digest-algorithms sha256,sha512)";
-        return refuse("digest-invalid", why + "; pin the image as " + std::string(ref.name) + "@" + accepted);
+        return refuse(kDigestInvalid, why + "; pin the image as " + std::string(ref.name) + "@" + accepted);
     }
     if (ref.digest_hex.size() != expected) {
-        return refuse("digest-invalid", std::string(alg) + " digest has " + std::to_string(ref.digest_hex.size()) + " hex digits; it needs exactly " +
+        return refuse(kDigestInvalid, std::string(alg) + " digest has " + std::to_string(ref.digest_hex.size()) + " hex digits; it needs exactly " +
                                             std::to_string(expected) + ": copy the full digest of the image manifest");
     }
     if (!lowercase_hex(ref.digest_hex)) {
-        return refuse("digest-invalid", "digest hex must be lowercase: write " + std::string(ref.name) + "@" + std::string(alg) + ":<the same digits in lowercase>");
+        return refuse(kDigestInvalid, "digest hex must be lowercase: write " + std::string(ref.name) + "@" + std::string(alg) + ":<the same digits in lowercase>");
     }
     PinnedReferenceCheck out;
     if (ref.has_tag()) {
@@ -82,27 +82,27 @@ PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorit
 
 PinnedReferenceCheck check_pinned_reference(std::string_view reference, const DigestAlgorithms& algorithms) {
     if (reference.size() > kMaxReferenceLength) {
-        return refuse("reference-too-long", "the reference is " + std::to_string(reference.size()) + " characters long; at most " +
+        return refuse(kReferenceTooLong, "the reference is " + std::to_string(reference.size()) + " characters long; at most " +
                                                 std::to_string(kMaxReferenceLength) + " are allowed");
     }
     if (const std::size_t at = first_pattern_character(reference); at != std::string_view::npos) {
-        return refuse("reference-pattern", "pattern character '" + std::string(1, reference[at]) + "' at character " + std::to_string(at + 1) +
+        return refuse(kReferencePattern, "pattern character '" + std::string(1, reference[at]) + "' at character " + std::to_string(at + 1) +
                                                ": an image is mounted whole, so there is no listing to select from; name one image pinned by digest, "
                                                "e.g. registry.example.com/team/model@" +
                                                pinned_forms(algorithms));
     }
     const ReferenceParse parsed = parse_image_reference(reference);
     if (!parsed.ok() && parsed.error.part == ReferencePart::digest) {
-        return refuse("digest-invalid", "the digest is not " + pinned_forms(algorithms) + ": " + parsed.error.message);
+        return refuse(kDigestInvalid, "the digest is not " + pinned_forms(algorithms) + ": " + parsed.error.message);
     }
     if (!parsed.ok()) {
-        return refuse("reference-invalid", "not a valid image reference: " + parsed.error.message + " (in the " +
+        return refuse(kReferenceInvalid, "not a valid image reference: " + parsed.error.message + " (in the " +
                                                std::string(to_string(parsed.error.part)) + "); the form is [registry[:port]/]repository@" +
                                                pinned_forms(algorithms));
     }
     const ImageReference& ref = *parsed.reference;
     if (!ref.has_digest()) {
-        return refuse("digest-required", "no digest: a tag is mutable, so one artifact could deliver different weights on different pulls; pin the image by digest: " +
+        return refuse(kDigestRequired, "no digest: a tag is mutable, so one artifact could deliver different weights on different pulls; pin the image by digest: " +
                                              std::string(ref.name) + "@" + pinned_forms(algorithms));
     }
     return check_digest(ref, algorithms);

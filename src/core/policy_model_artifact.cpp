@@ -15,53 +15,53 @@ constexpr const char* kAlternatives =
 void check_source_members(const ModelArtifactView& view, std::vector<FieldError>& errors) {
     const std::string members = join(kSourceMembers, std::size(kSourceMembers), ", ");
     if (view.spec != JsonType::object && view.spec != JsonType::absent && view.spec != JsonType::null) {
-        errors.push_back(field_required("spec", "spec must be an object holding source, not " + std::string(to_string(view.spec)), "source-exactly-one"));
+        errors.push_back(field_required("spec", "spec must be an object holding source, not " + std::string(to_string(view.spec)), kSourceExactlyOne));
         return;
     }
     if (view.source != JsonType::object) {
         std::string why = "spec.source must hold exactly one of " + members;
         if (view.source != JsonType::absent && view.source != JsonType::null) why += "; it is " + std::string(to_string(view.source));
-        errors.push_back(field_required("spec.source", why, "source-exactly-one"));
+        errors.push_back(field_required("spec.source", why, kSourceExactlyOne));
         return;
     }
     if (view.sources_present.size() == 1) return;
     if (view.sources_present.empty()) {
-        errors.push_back(field_required("spec.source", "exactly one of " + members + " is required; found none", "source-exactly-one"));
+        errors.push_back(field_required("spec.source", "exactly one of " + members + " is required; found none", kSourceExactlyOne));
         return;
     }
     errors.push_back(field_forbidden("spec.source",
                                      "exactly one of " + members + " is allowed; found " +
                                          join(view.sources_present.data(), view.sources_present.size(), ", ") + ": keep one source and remove the others",
-                                     "source-exactly-one"));
+                                     kSourceExactlyOne));
 }
 
 void check_patterns(const ModelArtifactView& view, std::vector<FieldError>& errors) {
     const char* why = "patterns are not allowed with an image source: an image is mounted whole, so there is no listing to select from; "
                       "remove the field and build the image with only the files you want";
-    if (view.allow_patterns_set) errors.push_back(field_forbidden("spec.allowPatterns", why, "patterns-forbidden"));
-    if (view.ignore_patterns_set) errors.push_back(field_forbidden("spec.ignorePatterns", why, "patterns-forbidden"));
+    if (view.allow_patterns_set) errors.push_back(field_forbidden("spec.allowPatterns", why, kPatternsForbidden));
+    if (view.ignore_patterns_set) errors.push_back(field_forbidden("spec.ignorePatterns", why, kPatternsForbidden));
 }
 
 void check_reference(const ModelArtifactView& view, const PolicyConfig& config, std::vector<FieldError>& errors, std::vector<std::string>& warnings) {
     const char* example = "a digest-pinned image reference is required, e.g. registry.example.com/team/model@sha256:<64 hex>";
     if (view.image != JsonType::object) {
         errors.push_back(field_required(kReferenceField, std::string(example) + " (spec.source.image is " + std::string(to_string(view.image)) + ")",
-                                        "reference-required"));
+                                        kReferenceRequired));
         return;
     }
     if (view.reference != JsonType::string) {
         std::string why = example;
         if (view.reference != JsonType::absent && view.reference != JsonType::null) why += "; it must be a string, not " + std::string(to_string(view.reference));
-        errors.push_back(field_required(kReferenceField, why, "reference-required"));
+        errors.push_back(field_required(kReferenceField, why, kReferenceRequired));
         return;
     }
     if (view.reference_value.empty()) {
-        errors.push_back(field_required(kReferenceField, std::string(example) + "; it is empty", "reference-required"));
+        errors.push_back(field_required(kReferenceField, std::string(example) + "; it is empty", kReferenceRequired));
         return;
     }
     PinnedReferenceCheck check = check_pinned_reference(view.reference_value, config.digest_algorithms);
     if (!check.ok()) {
-        errors.push_back(field_invalid(kReferenceField, view.reference_value, check.detail, check.rule));
+        errors.push_back(field_invalid(kReferenceField, view.reference_value, check.detail, *check.rule));
         return;
     }
     for (auto& w : check.warnings) warnings.push_back(std::string(kReferenceField) + ": " + w);
@@ -101,7 +101,7 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
                            {field_forbidden("spec",
                                             "the spec of a ModelArtifact is immutable, because the artifact is an identity: "
                                             "create a new ModelArtifact with the new spec and point the workloads at it",
-                                            "spec-immutable")});
+                                            kSpecImmutable)});
         case Operation::create:
             break;
     }
@@ -115,7 +115,7 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
     check_patterns(view, errors);
     check_reference(view, config, errors, warnings);
     if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) {
-        errors.push_back(field_forbidden("spec.source.image", floor, "apiserver-floor"));
+        errors.push_back(field_forbidden("spec.source.image", floor, kApiserverFloor));
     }
     if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
     return allow(std::move(warnings));

@@ -85,9 +85,9 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
         case NodeLookupStatus::not_found:
             return forbidden(who + ", which does not exist (looked up in " + (nodes ? nodes->origin() : std::string("no Node source")) + "); " + floors +
                                  ": pin the Pod to an existing node that meets both",
-                             "node-not-found");
+                             kNodeNotFound);
         case NodeLookupStatus::unavailable:
-            return forbidden(who + ", which could not be checked (" + found.detail + "); " + floors + ": retry, or leave the Pod unpinned", "node-unavailable");
+            return forbidden(who + ", which could not be checked (" + found.detail + "); " + floors + ": retry, or leave the Pod unpinned", kNodeUnavailable);
         case NodeLookupStatus::found:
             break;
     }
@@ -95,7 +95,7 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
     if (problem.empty()) return allow();
     return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + "; " + floors +
                          ": pin the Pod to a node that meets both, or upgrade the node",
-                     "node-floor");
+                     kNodeFloor);
 }
 
 }  // namespace miw

@@ -317,9 +317,9 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     }
     PinnedReferenceCheck check = check_pinned_reference(w.model_image, config.digest_algorithms);
     if (!check.ok()) {
-        return forbidden(annotation_field(kModelImageAnnotation) + ": Invalid value: " + quote_value(w.model_image) + ": " + check.detail, check.rule);
+        return forbidden(annotation_field(kModelImageAnnotation) + ": Invalid value: " + quote_value(w.model_image) + ": " + check.detail, *check.rule);
     }
-    if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) return forbidden(std::move(floor), "apiserver-floor");
+    if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) return forbidden(std::move(floor), kApiserverFloor);
 
     std::vector<std::string> warnings;
     for (auto& warning : check.warnings) warnings.push_back(annotation_field(kModelImageAnnotation) + ": " + warning);
@@ -327,7 +327,7 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     JsonPatch patch;
     for (const PodSpecView& spec : w.pod_specs) {
         const std::vector<std::string_view> cache = cache_volumes(spec);
-        if (std::string second = second_weight_source(spec, cache); !second.empty()) return forbidden(std::move(second), "two-weight-sources");
+        if (std::string second = second_weight_source(spec, cache); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
         render_pod_spec(spec, cache, w.model_image, names, patch);
         for_each_container(spec, [&](const ContainerView& c) { container_warnings(c, warnings); });
         for (std::string_view name : names) {
