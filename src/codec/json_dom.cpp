@@ -1,0 +1,64 @@
+#include "json_dom.hpp"
+
+#include "compact_json_reader.hpp"
+#include "model_image_webhook/text.hpp"
+
+namespace miw::json {
+
+// The text gets kReviewBodySlack NULs more while it is parsed, for two reasons:
+// RapidJSON's UTF-8 validation takes the tail bytes of a multi-byte sequence
+// before it judges them (a lead byte at the very end would read, and write
+// back in situ, up to three bytes past the terminator; a NUL is never a valid
+// tail byte, so the parse fails where it should), and its SSE2 string scan
+// loads 16 aligned bytes at a time. Every read stays inside the text.
+//
+// Parses text in place into doc; an error message, or empty.
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice) {
+    const std::size_t length = text.size();
+    // No need to look at the bytes first: the compact reader declines what it
+    // does not take (an escape, a byte outside printable ASCII) where it meets it.
+    if (reader_choice == JsonReader::compact_first) {
+        DepthLimitedBuilder compact_builder(doc);
+        bool read = false;
+        auto generate = [&](Document&) {
+            read = read_compact_json<kMaxJsonDepth>(text, compact_builder) == CompactRead::parsed;
+            return read;
+        };
+        doc.Populate(generate);
+        if (read) return {};
+        // Declined: the text is as it came, and RapidJSON reads it and words any error.
+    }
+    const bool printable = is_printable_ascii(text);
+    text.append(kReviewBodySlack, '\0');
+    DepthLimitedBuilder builder(doc);
+    rapidjson::InsituStringStream stream(text.data());
+    rapidjson::ParseResult parsed;
+    auto generate = [&](Document&) {
+        rapidjson::Reader reader;
+        parsed = printable ? reader.Parse<kPrintableAsciiParseFlags>(stream, builder) : reader.Parse<kParseFlags>(stream, builder);
+        return !parsed.IsError();
+    };
+    doc.Populate(generate);
+    text.resize(length);  // shrinking keeps the buffer the DOM's strings point into
+    if (builder.too_deep()) return "it nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does";
+    if (parsed.IsError()) {
+        return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " + std::to_string(parsed.Offset()) + ")";
+    }
+    if (stream.Tell() != length) return "it is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell());
+    return {};
+}
+
+
+std::string serialize(const Value& v) {
+    rapidjson::StringBuffer buffer;
+    JsonWriter w(buffer);
+    v.Accept(w);
+    return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+std::string string_member(const Value* obj, std::string_view name) {
+    const Value* v = member(obj, name);
+    return v != nullptr && v->IsString() ? std::string(view(*v)) : std::string();
+}
+
+}  // namespace miw::json

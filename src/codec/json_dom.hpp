@@ -1,0 +1,121 @@
+// The codec's one door to RapidJSON: the only file that includes it, with the
+// settings every parse shares (SSE2, in-place iterative parsing, UTF-8
+// validation), and the helpers that read a DOM safely. Private to src/codec.
+#pragma once
+
+#include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/admission_review.hpp"
+
+// RapidJSON scans the unescaped run of a string 16 bytes at a time with SSE2
+// (every x86-64 has it) when it need not validate UTF-8 byte by byte; its
+// aligned loads may reach 15 bytes past the end, which kReviewBodySlack covers.
+// That scan misses the control characters 0x1A to 0x1F (it tests for 0x19 and
+// below), so it only ever sees text without any control character.
+#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
+#define RAPIDJSON_SSE2
+#endif
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace miw::json {
+
+using rapidjson::Document;
+using rapidjson::SizeType;
+using rapidjson::Value;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+// Printable ASCII (what the apiserver sends: compact JSON, non-ASCII escaped
+// or absent) holds no UTF-8 sequence to validate and no control character:
+// the same parse without the per-byte check, its strings scanned with SSE2.
+// Anything else, pretty-printed JSON included, takes the byte-by-byte parse.
+constexpr unsigned kPrintableAsciiParseFlags = kParseFlags & ~rapidjson::kParseValidateEncodingFlag;
+
+// Builds the Document from SAX events, refusing nesting past kMaxJsonDepth
+// so that nothing that walks the tree later can run out of stack.
+class DepthLimitedBuilder {
+public:
+    explicit DepthLimitedBuilder(Document& doc) : doc_(doc) {}
+
+    bool Null() { return doc_.Null(); }
+    bool Bool(bool b) { return doc_.Bool(b); }
+    bool Int(int i) { return doc_.Int(i); }
+    bool Uint(unsigned i) { return doc_.Uint(i); }
+    bool Int64(int64_t i) { return doc_.Int64(i); }
+    bool Uint64(uint64_t i) { return doc_.Uint64(i); }
+    bool Double(double d) { return doc_.Double(d); }
+    bool RawNumber(const char* str, SizeType length, bool copy) { return doc_.RawNumber(str, length, copy); }
+    bool String(const char* str, SizeType length, bool copy) { return doc_.String(str, length, copy); }
+    bool Key(const char* str, SizeType length, bool copy) { return doc_.Key(str, length, copy); }
+    bool StartObject() { return enter() && doc_.StartObject(); }
+    bool EndObject(SizeType members) { --depth_; return doc_.EndObject(members); }
+    bool StartArray() { return enter() && doc_.StartArray(); }
+    bool EndArray(SizeType elements) { --depth_; return doc_.EndArray(elements); }
+
+    bool too_deep() const { return too_deep_; }
+
+private:
+    bool enter() {
+        if (++depth_ <= kMaxJsonDepth) return true;
+        too_deep_ = true;
+        return false;
+    }
+
+    Document& doc_;
+    unsigned depth_ = 0;
+    bool too_deep_ = false;
+};
+
+inline std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
+
+// The last member of that name, as Go's decoder keeps the last of duplicate
+// keys; nullptr when obj is not an object or has none. Inline: it is called
+// for every field a review reads.
+inline const Value* member(const Value* obj, std::string_view name) {
+    if (obj == nullptr || !obj->IsObject()) return nullptr;
+    const Value* found = nullptr;
+    // Length and first byte first: most keys differ there, without a call to memcmp.
+    for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it) {
+        const Value& key = it->name;
+        if (key.GetStringLength() == name.size() && (name.empty() || (key.GetString()[0] == name[0] && std::memcmp(key.GetString(), name.data(), name.size()) == 0))) {
+            found = &it->value;
+        }
+    }
+    return found;
+}
+
+inline JsonType type_of(const Value* v) {
+    if (v == nullptr) return JsonType::absent;
+    switch (v->GetType()) {
+        case rapidjson::kNullType: return JsonType::null;
+        case rapidjson::kFalseType:
+        case rapidjson::kTrueType: return JsonType::boolean;
+        case rapidjson::kObjectType: return JsonType::object;
+        case rapidjson::kArrayType: return JsonType::array;
+        case rapidjson::kStringType: return JsonType::string;
+        case rapidjson::kNumberType: return JsonType::number;
+    }
+    return JsonType::null;
+}
+
+inline void write_string(JsonWriter& w, std::string_view s) { w.String(s.data(), static_cast<SizeType>(s.size())); }
+inline void write_key(JsonWriter& w, std::string_view s) { w.Key(s.data(), static_cast<SizeType>(s.size())); }
+
+// A value as compact JSON text.
+std::string serialize(const Value& v);
+
+// A string member's value, or "" when it is absent or not a string.
+std::string string_member(const Value* obj, std::string_view name);
+
+// Parses text in place into doc; an error message, or empty. The text gets
+// kReviewBodySlack NULs more while it is parsed (json_dom.cpp says why).
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice = JsonReader::compact_first);
+
+}  // namespace miw::json

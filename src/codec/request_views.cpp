@@ -1,0 +1,381 @@
+#include "request_views.hpp"
+
+#include "model_image_webhook/rule_scope.hpp"
+#include "model_image_webhook/text.hpp"
+
+#include <algorithm>
+
+namespace miw::json {
+
+namespace {
+
+// Absent, null, [] and "" all mean "no patterns", as they do to the operator.
+bool holds_something(const Value* v) {
+    if (v == nullptr || v->IsNull()) return false;
+    if (v->IsArray()) return !v->Empty();
+    if (v->IsString()) return v->GetStringLength() != 0;
+    return true;
+}
+
+bool same_json(const Value* a, const Value* b) {
+    if (a == nullptr || b == nullptr) return a == b;
+    return *a == *b;
+}
+
+
+// Where a value sits in the request, for messages: a chain of names and
+// indices that becomes text only when an error is reported.
+struct Path {
+    const Path* parent = nullptr;
+    std::string_view name;  // a member name (or the root's text)
+    std::size_t index = 0;
+    bool is_index = false;
+
+    Path member(std::string_view n) const { return Path{this, n, 0, false}; }
+    Path at(std::size_t i) const { return Path{this, {}, i, true}; }
+    std::string str() const {
+        std::string out = parent != nullptr ? parent->str() : std::string();
+        if (is_index) return out + "[" + std::to_string(index) + "]";
+        if (!out.empty()) out += '.';
+        return out + std::string(name);
+    }
+};
+
+// Reads an optional string member; an error when it holds anything else.
+std::optional<RequestError> optional_string(const Value* obj, std::string_view name, const Path& parent, std::string_view& out) {
+    const Value* v = member(obj, name);
+    if (v == nullptr || v->IsNull()) return std::nullopt;
+    if (!v->IsString()) return RequestError{parent.member(name).str() + " must be a string, not " + std::string(to_string(type_of(v)))};
+    out = view(*v);
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_kind(const Value* request, GroupVersionKind& kind) {
+    const Value* k = member(request, "kind");
+    if (k == nullptr || !k->IsObject()) return RequestError{"request.kind must be an object with group, version and kind"};
+    const Path path{nullptr, "request.kind"};
+    if (auto e = optional_string(k, "group", path, kind.group)) return e;
+    if (auto e = optional_string(k, "version", path, kind.version)) return e;
+    if (auto e = optional_string(k, "kind", path, kind.kind)) return e;
+    if (kind.kind.empty()) return RequestError{"request.kind.kind is missing or empty"};
+    return std::nullopt;
+}
+
+ModelArtifactView read_model_artifact(const Value* object, const Value* old_object) {
+    ModelArtifactView view;
+    const Value* spec = member(object, "spec");
+    view.spec = type_of(spec);
+    const Value* source = member(spec, "source");
+    view.source = type_of(source);
+    for (std::string_view name : kSourceMembers) {
+        const Value* m = member(source, name);
+        if (m != nullptr && !m->IsNull()) view.sources_present.push_back(name);
+    }
+    const Value* image = member(source, "image");
+    view.image = type_of(image);
+    const Value* reference = member(image, "reference");
+    view.reference = type_of(reference);
+    if (reference != nullptr && reference->IsString()) view.reference_value = json::view(*reference);
+    view.allow_patterns_set = holds_something(member(spec, "allowPatterns"));
+    view.ignore_patterns_set = holds_something(member(spec, "ignorePatterns"));
+    if (old_object != nullptr) view.spec_unchanged = same_json(spec, member(old_object, "spec"));
+    return view;
+}
+
+// ---------------------------------------------------------------- pod specs
+
+// Python-like truthiness: what a typed decoder keeps of an optional field.
+bool truthy(const Value& v) {
+    switch (v.GetType()) {
+        case rapidjson::kNullType:
+        case rapidjson::kFalseType: return false;
+        case rapidjson::kTrueType: return true;
+        case rapidjson::kNumberType: return v.GetDouble() != 0.0;
+        case rapidjson::kStringType: return v.GetStringLength() != 0;
+        case rapidjson::kArrayType: return !v.Empty();
+        case rapidjson::kObjectType: return v.MemberCount() != 0;
+    }
+    return false;
+}
+
+// An optional array member: absent or null leaves present false; anything
+// but an array is an error.
+std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const Path& parent, const Value*& out, bool& present) {
+    out = member(&obj, name);
+    present = out != nullptr && !out->IsNull();
+    if (present && !out->IsArray()) return RequestError{parent.member(name).str() + " must be an array, not " + std::string(to_string(type_of(out)))};
+    if (!present) out = nullptr;
+    return std::nullopt;
+}
+
+std::optional<RequestError> object_element(const Value& element, const Path& path) {
+    if (!element.IsObject()) return RequestError{path.str() + " must be an object, not " + std::string(to_string(type_of(&element)))};
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_env(const Value& container, const Path& path, ContainerView& c) {
+    const Value* env = nullptr;
+    if (auto e = optional_array(container, "env", path, env, c.has_env)) return e;
+    if (env == nullptr) return std::nullopt;
+    const Path list = path.member("env");
+    c.env.reserve(env->Size());
+    for (SizeType i = 0; i < env->Size(); ++i) {
+        const Value& item = (*env)[i];
+        const Path item_path = list.at(i);
+        if (auto e = object_element(item, item_path)) return e;
+        EnvVarView var;
+        if (auto e = optional_string(&item, "name", item_path, var.name)) return e;
+        if (const Value* value = member(&item, "value"); value != nullptr && value->IsString()) {
+            var.has_string_value = true;
+            var.value = view(*value);
+        }
+        c.env.push_back(var);
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_mounts(const Value& container, const Path& path, ContainerView& c) {
+    const Value* mounts = nullptr;
+    if (auto e = optional_array(container, "volumeMounts", path, mounts, c.has_volume_mounts)) return e;
+    if (mounts == nullptr) return std::nullopt;
+    const Path list = path.member("volumeMounts");
+    c.volume_mounts.reserve(mounts->Size());
+    for (SizeType i = 0; i < mounts->Size(); ++i) {
+        const Value& item = (*mounts)[i];
+        const Path item_path = list.at(i);
+        if (auto e = object_element(item, item_path)) return e;
+        VolumeMountView m;
+        if (auto e = optional_string(&item, "name", item_path, m.name)) return e;
+        if (auto e = optional_string(&item, "mountPath", item_path, m.mount_path)) return e;
+        for (auto it = item.MemberBegin(); it != item.MemberEnd(); ++it) {
+            const std::string_view key = view(it->name);
+            if (key == "readOnly") m.read_only = it->value.IsTrue();
+            else if (key != "name" && key != "mountPath") m.has_other_settings = m.has_other_settings || truthy(it->value);
+        }
+        c.volume_mounts.push_back(m);
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_argv(const Value& container, std::string_view name, const Path& path, std::vector<ArgView>& out) {
+    const Value* argv = nullptr;
+    bool present = false;
+    if (auto e = optional_array(container, name, path, argv, present)) return e;
+    if (argv == nullptr) return std::nullopt;
+    out.reserve(argv->Size());
+    for (SizeType i = 0; i < argv->Size(); ++i) {
+        const Value& a = (*argv)[i];
+        out.push_back(a.IsString() ? ArgView{true, view(a)} : ArgView{false, {}});
+    }
+    return std::nullopt;
+}
+
+std::optional<RequestError> read_containers(const Value& spec, std::string_view field, const Path& spec_path, std::vector<ContainerView>& out) {
+    const Value* list = nullptr;
+    bool present = false;
+    if (auto e = optional_array(spec, field, spec_path, list, present)) return e;
+    if (list == nullptr) return std::nullopt;
+    const Path list_path = spec_path.member(field);
+    out.reserve(list->Size());
+    for (SizeType i = 0; i < list->Size(); ++i) {
+        const Value& item = (*list)[i];
+        const Path path = list_path.at(i);
+        if (auto e = object_element(item, path)) return e;
+        ContainerView c;
+        if (auto e = optional_string(&item, "name", path, c.name)) return e;
+        if (auto e = read_env(item, path, c)) return e;
+        if (auto e = read_mounts(item, path, c)) return e;
+        if (const Value* env_from = member(&item, "envFrom")) c.has_env_from = truthy(*env_from);
+        if (auto e = read_argv(item, "args", path, c.args)) return e;
+        if (auto e = read_argv(item, "command", path, c.command)) return e;
+        out.push_back(std::move(c));
+    }
+    return std::nullopt;
+}
+
+// Only a volume with a name and an image {reference, pullPolicy} is the
+// delivery as rendered; anything else beside them makes it another volume.
+bool only_image_source(const Value& volume) {
+    for (auto it = volume.MemberBegin(); it != volume.MemberEnd(); ++it) {
+        const std::string_view key = view(it->name);
+        if (key != "name" && key != "image" && !it->value.IsNull()) return false;
+    }
+    const Value* image = member(&volume, "image");
+    for (auto it = image->MemberBegin(); it != image->MemberEnd(); ++it) {
+        const std::string_view key = view(it->name);
+        if (key != "reference" && key != "pullPolicy" && !it->value.IsNull()) return false;
+    }
+    return true;
+}
+
+std::optional<RequestError> read_volumes(const Value& spec, const Path& spec_path, PodSpecView& out) {
+    const Value* list = nullptr;
+    if (auto e = optional_array(spec, "volumes", spec_path, list, out.has_volumes)) return e;
+    if (list == nullptr) return std::nullopt;
+    const Path list_path = spec_path.member("volumes");
+    out.volumes.reserve(list->Size());
+    for (SizeType i = 0; i < list->Size(); ++i) {
+        const Value& item = (*list)[i];
+        const Path path = list_path.at(i);
+        if (auto e = object_element(item, path)) return e;
+        VolumeView v;
+        if (auto e = optional_string(&item, "name", path, v.name)) return e;
+        const Value* empty_dir = member(&item, "emptyDir");
+        v.empty_dir = empty_dir != nullptr && !empty_dir->IsNull();
+        const Value* image = member(&item, "image");
+        if (image != nullptr && !image->IsNull()) {
+            const Path image_path = path.member("image");
+            if (auto e = object_element(*image, image_path)) return e;
+            v.image = true;
+            if (auto e = optional_string(image, "reference", image_path, v.image_reference)) return e;
+            if (auto e = optional_string(image, "pullPolicy", image_path, v.image_pull_policy)) return e;
+            v.only_image_source = only_image_source(item);
+        }
+        out.volumes.push_back(v);
+    }
+    return std::nullopt;
+}
+
+// The values of In constraints on the keys that name a node. Malformed
+// affinity is left to the apiserver's own validation: it pins nothing here.
+void read_node_terms(const Value& spec, PodSpecView& out) {
+    const Value* terms =
+        member(member(member(member(&spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
+    if (terms == nullptr || !terms->IsArray()) return;
+    for (const Value& term : terms->GetArray()) {
+        NodeSelectorTermView t;
+        for (const auto& [field, key] : {std::pair{"matchExpressions", kHostnameLabel}, std::pair{"matchFields", std::string_view("metadata.name")}}) {
+            const Value* list = member(&term, field);
+            if (list == nullptr || !list->IsArray()) continue;
+            for (const Value& requirement : list->GetArray()) {
+                const Value* k = member(&requirement, "key");
+                const Value* op = member(&requirement, "operator");
+                const Value* values = member(&requirement, "values");
+                if (k == nullptr || !k->IsString() || view(*k) != key || op == nullptr || !op->IsString() || view(*op) != "In") continue;
+                if (values == nullptr || !values->IsArray()) continue;
+                std::vector<std::string_view> names;
+                for (const Value& v : values->GetArray()) {
+                    if (v.IsString()) names.push_back(view(v));
+                }
+                t.node_name_constraints.push_back(std::move(names));
+            }
+        }
+        out.required_node_terms.push_back(std::move(t));
+    }
+}
+
+std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view pointer, PodSpecView& out) {
+    out.pointer = pointer;
+    out.field_path = std::string(pointer.substr(1));
+    std::replace(out.field_path.begin(), out.field_path.end(), '/', '.');
+    const Path object{nullptr, "request.object"};
+    const Path path = object.member(out.field_path);
+    if (auto e = read_volumes(spec, path, out)) return e;
+    if (auto e = read_containers(spec, "initContainers", path, out.init_containers)) return e;
+    if (auto e = read_containers(spec, "containers", path, out.containers)) return e;
+    if (auto e = optional_string(&spec, "nodeName", path, out.node_name)) return e;
+    if (const Value* host = member(member(&spec, "nodeSelector"), kHostnameLabel); host != nullptr && host->IsString()) {
+        out.has_hostname_selector = true;
+        out.hostname_selector = view(*host);
+    }
+    read_node_terms(spec, out);
+    return std::nullopt;
+}
+
+// The value at a JSON Pointer made of plain member names ("/spec/template/spec").
+const Value* at_pointer(const Value* root, std::string_view pointer) {
+    const Value* at = root;
+    while (at != nullptr && !pointer.empty()) {
+        pointer.remove_prefix(1);
+        const std::size_t slash = pointer.find('/');
+        at = member(at, pointer.substr(0, slash));
+        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
+    }
+    return at;
+}
+
+std::optional<RequestError> read_annotation(const Value* annotations, std::string_view key, bool& present, std::string_view& out) {
+    const Value* v = member(annotations, key);
+    present = v != nullptr && !v->IsNull();
+    if (!present) return std::nullopt;
+    if (!v->IsString()) return RequestError{"request.object.metadata.annotations[" + std::string(key) + "] must be a string"};
+    out = view(*v);
+    return std::nullopt;
+}
+
+// The opt-in from the object's own metadata and, where the rules need them,
+// its pod specs.
+std::optional<RequestError> read_workload(const Value& object, const std::vector<std::string_view>& locations, bool is_pod, bool pod_specs_always,
+                                          WorkloadView& out) {
+    out.is_pod = is_pod;
+    const Value* metadata = member(&object, "metadata");
+    if (const Value* label = member(member(metadata, "labels"), kOptInLabel); label != nullptr && label->IsString()) out.opt_in_label = view(*label);
+    const Value* annotations = member(metadata, "annotations");
+    if (auto e = read_annotation(annotations, kModelImageAnnotation, out.has_model_image, out.model_image)) return e;
+    if (auto e = read_annotation(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers)) return e;
+    // Objects that do not opt in are not rendered: their pod specs are not read.
+    if (!pod_specs_always && out.opt_in_label != kOptInValue) return std::nullopt;
+    for (std::string_view pointer : locations) {
+        const Value* spec = at_pointer(&object, pointer);
+        if (spec == nullptr || spec->IsNull()) continue;
+        PodSpecView view;
+        if (!spec->IsObject()) return RequestError{"request.object" + std::string(pointer) + " must be an object"};
+        if (auto e = read_pod_spec(*spec, pointer, view)) return e;
+        out.pod_specs.push_back(std::move(view));
+    }
+    return std::nullopt;
+}
+
+
+}  // namespace
+
+std::optional<RequestError> read_request(const Value* request, Endpoint endpoint, AdmissionRequest& req) {
+    const Value* uid = member(request, "uid");
+    req.uid = view(*uid);
+    if (auto e = read_kind(request, req.kind)) return e;
+
+    const Value* op = member(request, "operation");
+    if (op == nullptr || !op->IsString()) return RequestError{"request.operation must be a string: CREATE, UPDATE, DELETE or CONNECT"};
+    const auto operation = parse_operation(view(*op));
+    if (!operation) return RequestError{"request.operation " + quote_value(view(*op), 64) + " is not one of CREATE, UPDATE, DELETE, CONNECT"};
+    req.operation = *operation;
+
+    const Path path{nullptr, "request"};
+    if (auto e = optional_string(request, "name", path, req.name)) return e;
+    if (auto e = optional_string(request, "namespace", path, req.namespace_name)) return e;
+    if (auto e = optional_string(request, "subResource", path, req.sub_resource)) return e;
+    const Value* dry_run = member(request, "dryRun");
+    if (dry_run != nullptr && !dry_run->IsNull() && !dry_run->IsBool()) return RequestError{"request.dryRun must be a boolean"};
+    req.dry_run = dry_run != nullptr && dry_run->IsTrue();
+
+    const Value* object = member(request, "object");
+    const Value* old_object = member(request, "oldObject");
+    for (const auto& [value, path] : {std::pair{object, "request.object"}, std::pair{old_object, "request.oldObject"}}) {
+        if (value != nullptr && !value->IsNull() && !value->IsObject()) {
+            return RequestError{std::string(path) + " must be an object, not " + std::string(to_string(type_of(value)))};
+        }
+    }
+    if (req.name.empty()) {
+        if (const Value* name = member(member(object, "metadata"), "name"); name != nullptr && name->IsString()) req.name = view(*name);
+    }
+
+    req.rules = applies(endpoint, req.kind, req.operation, req.sub_resource);
+    if (req.rules == RuleSet::model_artifact) {
+        if (object == nullptr || !object->IsObject()) return RequestError{"request.object is required for a ModelArtifact " + std::string(to_string(req.operation))};
+        if (req.operation == Operation::update && (old_object == nullptr || !old_object->IsObject())) {
+            return RequestError{"request.oldObject is required for a ModelArtifact UPDATE"};
+        }
+        req.model_artifact = read_model_artifact(object, req.operation == Operation::update ? old_object : nullptr);
+    }
+    const bool is_pod = req.kind.group.empty() && req.kind.kind == "Pod";
+    const bool node_checked = req.rules == RuleSet::pinned_pod;
+    if ((req.rules == RuleSet::delivery || node_checked) && object != nullptr && object->IsObject()) {
+        const auto locations = pod_spec_locations(req.kind.group, req.kind.kind);
+        WorkloadView workload;
+        if (auto e = read_workload(*object, locations, is_pod, node_checked, workload)) return e;
+        req.workload = std::move(workload);
+    }
+    return std::nullopt;
+}
+
+}  // namespace miw::json
