@@ -415,42 +415,6 @@ TEST_CASE("the node check reads the Pod's pinning and image volumes", "[admissio
     }
 }
 
-TEST_CASE("Nodes are read from Node objects, Lists and arrays", "[admission_review]") {
-    struct Case {
-        const char* name;
-        std::string json;
-        std::size_t count;
-        std::string error;
-    };
-    const std::string node_a = R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"a"},"status":{"nodeInfo":{"kubeletVersion":"v1.35.0","containerRuntimeVersion":"containerd://2.1.0"}}})";
-    const std::string node_b = R"({"kind":"Node","metadata":{"name":"b"}})";
-    const std::vector<Case> cases = {
-        {"one Node", node_a, 1, ""},
-        {"a List", R"({"apiVersion":"v1","kind":"List","items":[)" + node_a + "," + node_b + "]}", 2, ""},
-        {"a NodeList", R"({"kind":"NodeList","items":[)" + node_a + "]}", 1, ""},
-        {"an array", "[" + node_a + "," + node_b + "]", 2, ""},
-        {"other kinds are passed over", R"({"kind":"List","items":[{"kind":"Pod","metadata":{"name":"p"}},)" + node_b + "]}", 1, ""},
-        {"a Node without a name", R"({"kind":"Node","metadata":{}})", 0, "a Node without metadata.name"},
-        {"not JSON", "{", 0, "not valid JSON"},
-    };
-    for (const auto& c : cases) {
-        DYNAMIC_SECTION(c.name) {
-            StaticNodeSource nodes("test");
-            std::string json = c.json;
-            const std::string error = add_nodes_from_json(json, nodes);
-            CHECK(nodes.size() == c.count);
-            if (c.error.empty()) CHECK(error.empty());
-            else CHECK_THAT(error, Catch::Contains(c.error));
-        }
-    }
-    StaticNodeSource nodes("test");
-    std::string json = node_a;
-    REQUIRE(add_nodes_from_json(json, nodes).empty());
-    const NodeLookup a = nodes.lookup("a");
-    CHECK(a.info.kubelet_version == "v1.35.0");
-    CHECK(a.info.container_runtime_version == "containerd://2.1.0");
-}
-
 TEST_CASE("strings read the same whatever their length and wherever their escapes fall", "[admission_review]") {
     // Long unescaped runs are scanned in 16-byte blocks; escapes shift the
     // text left as it is unescaped in place. Every length and escape position

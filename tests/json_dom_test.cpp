@@ -1,0 +1,64 @@
+// The codec's DOM: parsed in place, depth-limited, and read the way Go reads JSON.
+#include "../src/codec/json_dom.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace miw;
+using namespace miw::json;
+
+TEST_CASE("documents parse in place with either reader, or say why not", "[json_dom]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::string error;  // a fragment; empty when it parses
+    };
+    const std::vector<Case> cases = {
+        {"compact", R"({"a":[1,2,{"b":"c"}]})", ""},
+        {"pretty", "{\n  \"a\": [1, 2]\n}\n", ""},
+        {"escapes", R"({"a":"x\"y\u0026z"})", ""},
+        {"non-ASCII", "{\"a\":\"\xc3\xa9\"}", ""},
+        {"truncated", R"({"a":)", "not valid JSON"},
+        {"trailing garbage", R"({"a":1}x)", "not valid JSON"},
+        {"invalid UTF-8", "{\"a\":\"\xff\"}", "not valid JSON"},
+        {"a NUL inside", std::string("{\"a\":1}\0{}", 10), "a NUL byte at byte 7"},
+        {"nested past the limit", std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']'), "deeper than 1000 levels"},
+        {"nested to the limit", std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']'), ""},
+    };
+    for (const auto& c : cases) {
+        for (JsonReader reader : {JsonReader::compact_first, JsonReader::rapidjson_only}) {
+            DYNAMIC_SECTION(c.name << (reader == JsonReader::compact_first ? " (compact first)" : " (RapidJSON only)")) {
+                std::string text = c.text;
+                Document doc;
+                const std::string error = parse_document(text, doc, reader);
+                if (c.error.empty()) CHECK(error.empty());
+                else CHECK_THAT(error, Catch::Contains(c.error));
+                CHECK(text.size() == c.text.size());  // the slack is given back
+            }
+        }
+    }
+}
+
+TEST_CASE("members are found as Go's decoder finds them", "[json_dom]") {
+    std::string text = R"({"a":1,"b":"x","a":2,"":3,"list":[],"obj":{},"n":null,"t":true})";
+    Document doc;
+    REQUIRE(parse_document(text, doc).empty());
+    CHECK(member(&doc, "a")->GetInt() == 2);  // the last of duplicate keys
+    CHECK(member(&doc, "")->GetInt() == 3);
+    CHECK(member(&doc, "missing") == nullptr);
+    CHECK(member(member(&doc, "b"), "x") == nullptr);  // a string has no members
+    CHECK(member(nullptr, "a") == nullptr);
+    CHECK(type_of(member(&doc, "missing")) == JsonType::absent);
+    CHECK(type_of(member(&doc, "n")) == JsonType::null);
+    CHECK(type_of(member(&doc, "t")) == JsonType::boolean);
+    CHECK(type_of(member(&doc, "a")) == JsonType::number);
+    CHECK(type_of(member(&doc, "b")) == JsonType::string);
+    CHECK(type_of(member(&doc, "list")) == JsonType::array);
+    CHECK(type_of(member(&doc, "obj")) == JsonType::object);
+    CHECK(view(*member(&doc, "b")) == "x");
+    CHECK(string_member(&doc, "b") == "x");
+    CHECK(string_member(&doc, "a").empty());
+    CHECK(serialize(*member(&doc, "obj")) == "{}");
+}

@@ -1,0 +1,141 @@
+// The request's views, read from its DOM: only what the request's rules need,
+// every field's type checked, every problem told with its path.
+#include "../src/codec/request_views.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace miw;
+using namespace miw::json;
+
+namespace {
+
+struct Read {
+    std::string text;  // the DOM's strings point into it
+    Document doc;
+    AdmissionRequest req;
+    std::optional<RequestError> error;
+};
+
+void read(Read& r, std::string request, Endpoint endpoint) {
+    r.text = std::move(request);
+    REQUIRE(parse_document(r.text, r.doc).empty());
+    r.error = read_request(&r.doc, endpoint, r.req);
+}
+
+std::string request(const std::string& group, const std::string& kind, const std::string& operation, const std::string& object,
+                    const std::string& extra = "") {
+    return R"({"uid":"u","kind":{"group":")" + group + R"(","version":"v1","kind":")" + kind + R"("},"operation":")" + operation +
+           R"(","namespace":"ns")" + extra + R"(,"object":)" + object + "}";
+}
+
+const std::string kOptedInPod = R"({"metadata":{"name":"p","labels":{"gpustack.ai/model-delivery":"image"},)"
+                                R"("annotations":{"gpustack.ai/model-image":"r.io/m@sha256:abc"}},)"
+                                R"("spec":{"nodeName":"n1","volumes":[{"name":"v","emptyDir":{}}],)"
+                                R"("containers":[{"name":"c","args":["--model","x",3],"env":[{"name":"HF_TOKEN","value":"s"}],)"
+                                R"("volumeMounts":[{"name":"v","mountPath":"/data"}]}]}})";
+
+}  // namespace
+
+TEST_CASE("a ModelArtifact's view holds what its rules read", "[request_views]") {
+    Read r;
+    read(r, R"({"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1alpha1","kind":"ModelArtifact"},"operation":"UPDATE",)"
+            R"("object":{"metadata":{"name":"q"},"spec":{"source":{"image":{"reference":"r.io/m:v1"},"huggingFace":null,"modelScope":{}},)"
+            R"("allowPatterns":[],"ignorePatterns":["*.bin"]}},"oldObject":{"spec":{"source":{"image":{"reference":"r.io/m:v1"},"huggingFace":null,)"
+            R"("modelScope":{}},"allowPatterns":[],"ignorePatterns":["*.bin"]}}})",
+         Endpoint::validate);
+    REQUIRE_FALSE(r.error);
+    CHECK(r.req.rules == RuleSet::model_artifact);
+    CHECK(r.req.name == "q");  // from the object when the request names none
+    REQUIRE(r.req.model_artifact);
+    const ModelArtifactView& v = *r.req.model_artifact;
+    CHECK(v.sources_present == std::vector<std::string_view>{"modelScope", "image"});  // null members do not count
+    CHECK(v.reference == JsonType::string);
+    CHECK(v.reference_value == "r.io/m:v1");
+    CHECK_FALSE(v.allow_patterns_set);  // [] means none
+    CHECK(v.ignore_patterns_set);
+    CHECK(v.spec_unchanged);
+    CHECK_FALSE(r.req.workload);
+}
+
+TEST_CASE("a Pod's views are read for the rules it is routed to", "[request_views]") {
+    SECTION("mutate: the delivery reads the pod spec") {
+        Read r;
+        read(r, request("", "Pod", "CREATE", kOptedInPod), Endpoint::mutate);
+        REQUIRE_FALSE(r.error);
+        CHECK(r.req.rules == RuleSet::delivery);
+        REQUIRE(r.req.workload);
+        const WorkloadView& w = *r.req.workload;
+        CHECK(w.is_pod);
+        CHECK(w.opt_in_label == "image");
+        CHECK(w.model_image == "r.io/m@sha256:abc");
+        REQUIRE(w.pod_specs.size() == 1);
+        const PodSpecView& spec = w.pod_specs[0];
+        CHECK(spec.pointer == "/spec");
+        CHECK(spec.node_name == "n1");
+        REQUIRE(spec.containers.size() == 1);
+        CHECK(spec.containers[0].env.size() == 1);
+        CHECK(spec.containers[0].volume_mounts.size() == 1);
+        REQUIRE(spec.containers[0].args.size() == 3);
+        CHECK((spec.containers[0].args[1].is_string && spec.containers[0].args[1].text == "x"));
+        CHECK_FALSE(spec.containers[0].args[2].is_string);  // a number stays what it is
+    }
+    SECTION("validate: the node check reads the pod spec even without the opt-in") {
+        Read r;
+        read(r, request("", "Pod", "CREATE", R"({"metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[]}})"), Endpoint::validate);
+        REQUIRE_FALSE(r.error);
+        CHECK(r.req.rules == RuleSet::pinned_pod);
+        REQUIRE(r.req.workload);
+        CHECK(r.req.workload->pod_specs.size() == 1);
+    }
+    SECTION("a workload without the opt-in: its pod specs are not read") {
+        Read r;
+        read(r, request("apps", "Deployment", "CREATE", R"({"metadata":{"name":"d"},"spec":{"template":{"spec":{"containers":"not a list"}}}})"),
+             Endpoint::mutate);
+        REQUIRE_FALSE(r.error);  // the wrong type is never looked at
+        REQUIRE(r.req.workload);
+        CHECK(r.req.workload->pod_specs.empty());
+    }
+    SECTION("a request no rule covers: no views") {
+        Read r;
+        read(r, request("apps", "Deployment", "CREATE", kOptedInPod), Endpoint::validate);
+        REQUIRE_FALSE(r.error);
+        CHECK(r.req.rules == RuleSet::none);
+        CHECK_FALSE(r.req.workload);
+        CHECK_FALSE(r.req.model_artifact);
+    }
+}
+
+TEST_CASE("fields of the wrong type are named with their path", "[request_views]") {
+    struct Case {
+        const char* name;
+        std::string request;
+        Endpoint endpoint;
+        std::string error;
+    };
+    const std::vector<Case> cases = {
+        {"an unknown operation", request("", "Pod", "PATCH", "{}"), Endpoint::mutate, "request.operation \"PATCH\" is not one of"},
+        {"a kind without kind", R"({"uid":"u","kind":{"group":""},"operation":"CREATE"})", Endpoint::mutate, "request.kind.kind is missing"},
+        {"a namespace that is a number", R"({"uid":"u","kind":{"kind":"Pod"},"operation":"CREATE","namespace":3})", Endpoint::mutate,
+         "request.namespace must be a string, not a number"},
+        {"dryRun a string", R"({"uid":"u","kind":{"kind":"Pod"},"operation":"CREATE","dryRun":"yes"})", Endpoint::mutate, "request.dryRun must be a boolean"},
+        {"an object that is a list", request("", "Pod", "CREATE", "[]"), Endpoint::mutate, "request.object must be an object, not an array"},
+        {"env not a list", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"name":"c","env":{}}]}})"),
+         Endpoint::mutate, "request.object.spec.containers[0].env must be an array"},
+        {"an artifact CREATE without its object", R"({"uid":"u","kind":{"group":"worker.gpustack.ai","kind":"ModelArtifact"},"operation":"CREATE"})",
+         Endpoint::validate, "request.object is required for a ModelArtifact CREATE"},
+        {"an annotation that is not a string", request("", "Pod", "CREATE", R"({"metadata":{"annotations":{"gpustack.ai/model-image":1}}})"),
+         Endpoint::mutate, "annotations[gpustack.ai/model-image] must be a string"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Read r;
+            read(r, c.request, c.endpoint);
+            REQUIRE(r.error);
+            CHECK_THAT(r.error->message, Catch::Contains(c.error));
+        }
+    }
+}

@@ -1,0 +1,56 @@
+// The answer as Go writes an admission/v1 AdmissionResponse.
+#include "../src/codec/review_writer.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace miw;
+
+namespace {
+
+constexpr Rule kTestRule{"test-rule", "spec.x", "422 Invalid", "a rule of the test's own"};
+
+}  // namespace
+
+TEST_CASE("an allowed answer holds the uid and allowed, nothing empty", "[review_writer]") {
+    CHECK(json::write_review("admission.k8s.io/v1", "u-1", allow()) ==
+          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true}})");
+}
+
+TEST_CASE("a field denial carries the status of apierrors.NewInvalid", "[review_writer]") {
+    const Decision d = invalid("worker.gpustack.ai", "ModelArtifact", "qwen", {field_required("spec.source", "pick one", kTestRule)});
+    CHECK(json::write_review("admission.k8s.io/v1", "u", d) ==
+          R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":false,"status":{"metadata":{},)"
+          R"("status":"Failure","message":"ModelArtifact.worker.gpustack.ai \"qwen\" is invalid: spec.source: Required value: pick one",)"
+          R"("reason":"Invalid","details":{"name":"qwen","group":"worker.gpustack.ai","kind":"ModelArtifact","causes":[{"reason":"FieldValueRequired",)"
+          R"("message":"Required value: pick one","field":"spec.source"}]},"code":422},"auditAnnotations":{"rule":"test-rule"}}})");
+}
+
+TEST_CASE("a forbidden answer has no details", "[review_writer]") {
+    const std::string out = json::write_review("admission.k8s.io/v1", "u", forbidden("no", kTestRule));
+    CHECK_THAT(out, Catch::Contains(R"("status":{"metadata":{},"status":"Failure","message":"no","reason":"Forbidden","code":403})"));
+    CHECK_THAT(out, !Catch::Contains("details"));
+}
+
+TEST_CASE("a patch travels base64-encoded with its type", "[review_writer]") {
+    Decision d = allow();
+    d.patch = R"([{"op":"add","path":"/a","value":1}])";
+    CHECK_THAT(json::write_review("admission.k8s.io/v1", "u", d),
+               Catch::Contains(R"("patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL2EiLCJ2YWx1ZSI6MX1d","patchType":"JSONPatch")"));
+}
+
+TEST_CASE("warnings are cut to what the apiserver keeps", "[review_writer]") {
+    Decision d = allow({"short", std::string(300, 'w'), "line\nbreak\tand\x01control"});
+    const std::string out = json::write_review("admission.k8s.io/v1", "u", d);
+    CHECK_THAT(out, Catch::Contains(R"("warnings":["short",")"));
+    CHECK_THAT(out, !Catch::Contains(std::string(257, 'w')));
+    CHECK_THAT(out, !Catch::Contains("\\n"));
+    CHECK_THAT(out, !Catch::Contains("\\u0001"));
+}
+
+TEST_CASE("what is echoed is escaped", "[review_writer]") {
+    const std::string out = json::write_review("admission.k8s.io/v1", "a\"b\\c\x01", forbidden("say \"no\"", kTestRule));
+    CHECK_THAT(out, Catch::Contains(R"("uid":"a\"b\\c\u0001")"));
+    CHECK_THAT(out, Catch::Contains(R"("message":"say \"no\"")"));
+}
