@@ -1,33 +1,19 @@
-// `model-image-webhook serve`: the HTTPS admission webhook server.
+// `model-image-webhook serve`: the HTTPS admission webhook server. This file
+// turns flags into a ServeConfig; server::Server runs it.
 #include "commands.hpp"
 #include "policy_options.hpp"
 
-#include "../server/kube_client.hpp"
-#include "../server/listener.hpp"
-#include "../server/log.hpp"
+#include "../server/kube_api_config.hpp"
 #include "../server/router.hpp"
-#include "../server/tls.hpp"
+#include "../server/server.hpp"
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/thread_pool.hpp>
-
-#include <condition_variable>
-#include <csignal>
 #include <cstdlib>
-#include <functional>
-#include <malloc.h>
 #include <iostream>
-#include <thread>
 
 namespace miw::cli {
 
 namespace {
 
-namespace net = boost::asio;
-using server::Log;
 using std::chrono::milliseconds;
 
 int startup_error(const std::string& message) { return usage_error("serve", message); }
@@ -56,38 +42,75 @@ std::vector<std::string> arguments_with_environment(int argc, char** argv, const
     return args;
 }
 
-// Runs `work` on its own thread until stopped, each run starting the
-// duration the previous one returned after that one started (a fixed rate:
-// the time a call takes does not stretch the interval).
-class Repeater {
-public:
-    void start(std::function<milliseconds()> work) {
-        thread_ = std::thread([this, work = std::move(work)] {
-            std::unique_lock lock(mutex_);
-            while (!stopped_) {
-                lock.unlock();
-                const auto started = std::chrono::steady_clock::now();
-                const milliseconds next = work();
-                lock.lock();
-                wake_.wait_until(lock, started + next, [this] { return stopped_; });
-            }
-        });
+// The ServeConfig the flags describe; nullopt with error set to a one-line
+// reason when they do not describe one.
+std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed, std::string& error) {
+    if (!parsed.count("tls-cert") || !parsed.count("tls-key")) {
+        error = "--tls-cert and --tls-key are required";
+        return std::nullopt;
     }
-    void stop() {
-        {
-            std::lock_guard lock(mutex_);
-            stopped_ = true;
-        }
-        wake_.notify_all();
-        if (thread_.joinable()) thread_.join();
+    server::ServeConfig config;
+    config.listen = parsed["listen"].as<std::string>();
+    config.metrics_listen = parsed["metrics-listen"].as<std::string>();
+    config.tls_cert = parsed["tls-cert"].as<std::string>();
+    config.tls_key = parsed["tls-key"].as<std::string>();
+    config.client_ca = parsed["client-ca"].as<std::string>();
+    config.threads = parsed["threads"].as<unsigned>();
+
+    const auto duration = [&](const char* name, milliseconds& out) {
+        const std::string text = parsed[name].as<std::string>();
+        const auto d = server::parse_duration(text);
+        if (!d) error = "--" + std::string(name) + " \"" + text + "\" is not a duration such as 500ms, 10s or 5m";
+        else out = *d;
+        return d.has_value();
+    };
+    server::ServerLimits& limits = config.limits;
+    if (!duration("tls-reload-interval", config.tls_reload_interval) || !duration("handshake-timeout", limits.handshake_timeout) ||
+        !duration("header-timeout", limits.header_timeout) || !duration("read-timeout", limits.read_timeout) ||
+        !duration("write-timeout", limits.write_timeout) || !duration("idle-timeout", limits.idle_timeout) ||
+        !duration("shutdown-delay", config.shutdown_delay) || !duration("shutdown-timeout", config.shutdown_timeout) ||
+        !duration("version-refresh-interval", config.version_refresh_interval) || !duration("node-cache-ttl", config.node_cache_ttl) ||
+        !duration("node-lookup-timeout", config.node_lookup_timeout)) {
+        return std::nullopt;
+    }
+    limits.max_body_bytes = parsed["max-body-bytes"].as<std::size_t>();
+    limits.max_header_bytes = parsed["max-header-bytes"].as<std::size_t>();
+    limits.max_connections = parsed["max-connections"].as<std::size_t>();
+    limits.max_handshakes = parsed["max-handshakes"].as<std::size_t>();
+    limits.max_body_bytes_in_flight = parsed["max-body-bytes-in-flight"].as<std::size_t>();
+    if (limits.max_body_bytes_in_flight < limits.max_body_bytes) {
+        error = "--max-body-bytes-in-flight must be at least --max-body-bytes, or the largest body could never be read";
+        return std::nullopt;
     }
 
-private:
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopped_ = false;
-};
+    config.kube_version_flag = parsed["kube-version"].as<std::string>();
+    config.auto_version = config.kube_version_flag == "auto";
+    const auto policy = policy_from_options(parsed, config.auto_version ? std::string() : config.kube_version_flag, error);
+    if (!policy) {
+        if (!config.auto_version) error += ", or auto";
+        return std::nullopt;
+    }
+    config.policy = *policy;
+
+    if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
+        server::KubeApiConfig api;
+        if (!server::parse_api_url(url, api)) {
+            error = "--kube-api-url \"" + url + "\" is not https://HOST[:PORT]";
+            return std::nullopt;
+        }
+        api.token_file = parsed["kube-token-file"].as<std::string>();
+        api.ca_file = parsed["kube-ca-file"].as<std::string>();
+        config.api = api;
+    } else {
+        config.api = server::in_cluster_config();
+    }
+    if (config.auto_version && !config.api) {
+        error = "--kube-version auto reads the apiserver version, but there is no Kubernetes API to ask (not in a cluster, no --kube-api-url); "
+                "give the version, e.g. --kube-version v1.35.0";
+        return std::nullopt;
+    }
+    return config;
+}
 
 }  // namespace
 
@@ -135,235 +158,12 @@ int run_serve(int argc, char** argv) {
         std::cout << options.help() << "\n";
         return 0;
     }
-    if (!parsed.count("tls-cert") || !parsed.count("tls-key")) return startup_error("--tls-cert and --tls-key are required");
-
-    std::map<std::string, milliseconds> durations;
-    for (const char* name : {"tls-reload-interval", "handshake-timeout", "header-timeout", "read-timeout", "write-timeout", "idle-timeout", "shutdown-delay", "shutdown-timeout",
-                             "version-refresh-interval", "node-cache-ttl", "node-lookup-timeout"}) {
-        const std::string text = parsed[name].as<std::string>();
-        const auto d = server::parse_duration(text);
-        if (!d) return startup_error("--" + std::string(name) + " \"" + text + "\" is not a duration such as 500ms, 10s or 5m");
-        durations[name] = *d;
-    }
-
-    const std::string kube_version = parsed["kube-version"].as<std::string>();
-    const bool auto_version = kube_version == "auto";
-    const auto configured = policy_from_options(parsed, auto_version ? std::string() : kube_version, error);
-    if (!configured) return startup_error(error + (auto_version ? "" : ", or auto"));
-    const PolicyConfig& policy = *configured;
-
-    std::optional<server::KubeApiConfig> api;
-    if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
-        server::KubeApiConfig config;
-        if (!server::parse_api_url(url, config)) return startup_error("--kube-api-url \"" + url + "\" is not https://HOST[:PORT]");
-        config.token_file = parsed["kube-token-file"].as<std::string>();
-        config.ca_file = parsed["kube-ca-file"].as<std::string>();
-        api = config;
-    } else {
-        api = server::in_cluster_config();
-    }
-    if (auto_version && !api) {
-        return startup_error("--kube-version auto reads the apiserver version, but there is no Kubernetes API to ask (not in a cluster, no --kube-api-url); "
-                             "give the version, e.g. --kube-version v1.35.0");
-    }
-
-    server::ServerState state(policy);
-    state.version_known = !auto_version;
-    state.node_lookup_timeout = durations["node-lookup-timeout"];
-    if (!auto_version) state.metrics.set_apiserver_version(kube_version);
-
-    server::TlsContextProvider tls({parsed["tls-cert"].as<std::string>(), parsed["tls-key"].as<std::string>(), parsed["client-ca"].as<std::string>()},
-                                   state.metrics);
-    if (!tls.load(error)) return startup_error(error);
-    state.certificate_loaded = true;
-
-    std::optional<server::KubeClient> client;
-    std::optional<server::ApiNodeSource> api_nodes;
-    if (api) {
-        client.emplace(*api);
-        api_nodes.emplace(*client, durations["node-cache-ttl"], durations["node-lookup-timeout"]);
-        state.nodes = &*api_nodes;
-    }
-
-    server::ServerContext context{state, {}, {}, nullptr, {}};
-    context.limits.max_body_bytes = parsed["max-body-bytes"].as<std::size_t>();
-    context.limits.max_header_bytes = parsed["max-header-bytes"].as<std::size_t>();
-    context.limits.max_connections = parsed["max-connections"].as<std::size_t>();
-    context.limits.max_handshakes = parsed["max-handshakes"].as<std::size_t>();
-    context.limits.max_body_bytes_in_flight = parsed["max-body-bytes-in-flight"].as<std::size_t>();
-    if (context.limits.max_body_bytes_in_flight < context.limits.max_body_bytes) {
-        return startup_error("--max-body-bytes-in-flight must be at least --max-body-bytes, or the largest body could never be read");
-    }
-    context.limits.handshake_timeout = durations["handshake-timeout"];
-    context.limits.header_timeout = durations["header-timeout"];
-    context.limits.read_timeout = durations["read-timeout"];
-    context.limits.write_timeout = durations["write-timeout"];
-    context.limits.idle_timeout = durations["idle-timeout"];
-
-    // Reviews that may wait on Node lookups run here, off the I/O threads.
-    std::optional<net::thread_pool> blocking;
-    if (api_nodes) {
-        blocking.emplace(32);
-        context.blocking = &*blocking;
-    }
-
-    // Memory a hostile client made the server take must go back to the system
-    // when its connection ends. glibc's threshold for mmap'ing a block moves up
-    // (to 32 MiB) after the first large free, and from then on multi-megabyte
-    // bodies and answers come from the heap, which is not returned: a fixed
-    // threshold keeps every large block mmap'ed and unmapped on free.
-    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
-
-    // OpenSSL writes to the sockets itself, with write(): a client that has
-    // gone away must be an EPIPE on its connection, not a signal that ends
-    // the process.
-    std::signal(SIGPIPE, SIG_IGN);
-
-    unsigned threads = parsed["threads"].as<unsigned>();
-    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    // One io_context per I/O thread; the first also runs the listeners,
-    // signals and timers.
-    std::vector<std::unique_ptr<net::io_context>> contexts;
-    std::vector<net::io_context*> workers;
-    for (unsigned i = 0; i < threads; ++i) {
-        contexts.push_back(std::make_unique<net::io_context>(1));
-        workers.push_back(contexts.back().get());
-    }
-    net::io_context& io = *contexts.front();
-
-    std::vector<std::shared_ptr<server::Listener>> listeners;
-    try {
-        net::ip::tcp::endpoint endpoint;
-        if (!server::parse_listen_address(parsed["listen"].as<std::string>(), endpoint, error)) return startup_error("--listen " + error);
-        listeners.push_back(std::make_shared<server::Listener>(io, workers, endpoint, context, server::Port::admission, &tls));
-        if (const std::string metrics = parsed["metrics-listen"].as<std::string>(); !metrics.empty()) {
-            if (!server::parse_listen_address(metrics, endpoint, error)) return startup_error("--metrics-listen " + error);
-            listeners.push_back(std::make_shared<server::Listener>(io, workers, endpoint, context, server::Port::metrics_only, nullptr));
-        }
-    } catch (const boost::system::system_error& e) {
-        return startup_error(std::string("cannot listen: ") + e.what());
-    }
-    for (auto& l : listeners) l->run();
-
-    Repeater version_refresh;
-    if (auto_version) {
-        // Captured by value: this block's locals are gone by the time the thread runs.
-        const milliseconds refresh = durations["version-refresh-interval"];
-        const milliseconds retry = std::min(refresh, milliseconds(2000));
-        version_refresh.start([refresh, retry, &client, &state]() -> milliseconds {
-            std::string reason;
-            const std::string seen = server::fetch_apiserver_version(*client, std::chrono::seconds(5), reason);
-            if (seen.empty()) {
-                Log::instance().error("apiserver version not read", {{"api", client->describe()}, {"reason", reason}});
-                return state.version_known ? refresh : retry;
-            }
-            const auto version = ApiserverVersion::from_text(seen);
-            const bool changed = state.policy.get()->apiserver.text != seen;
-            state.policy.set_apiserver_version(version);
-            state.metrics.set_apiserver_version(seen);
-            // An unreadable version keeps /readyz failing: every CREATE would be refused by it.
-            const bool readable = version.parsed.has_value();
-            if (changed || readable != state.version_known) {
-                if (readable) Log::instance().info("apiserver version", {{"version", seen}});
-                else Log::instance().error("apiserver version is not readable; not ready until it is", {{"version", seen}});
-            }
-            state.version_known = readable;
-            return readable ? refresh : retry;
-        });
-    }
-
-    // Periodic work on the io_context: certificate checks and log flushes.
-    net::steady_timer reload_timer(io);
-    std::function<void()> schedule_reload = [&] {
-        reload_timer.expires_after(durations["tls-reload-interval"]);
-        reload_timer.async_wait([&](boost::system::error_code ec) {
-            if (ec) return;
-            tls.poll();
-            schedule_reload();
-        });
-    };
-    schedule_reload();
-    net::steady_timer flush_timer(io);
-    std::int64_t connections_high = 0;  // the most open at once since memory was last trimmed
-    std::function<void()> schedule_flush = [&] {
-        flush_timer.expires_after(std::chrono::seconds(1));
-        flush_timer.async_wait([&](boost::system::error_code ec) {
-            if (ec) return;
-            Log::instance().flush();
-            // Once a crowd of connections has gone (a burst of handshakes, an
-            // attack), the small blocks it left free are handed back: glibc
-            // keeps freed memory inside its heaps otherwise. Steady traffic
-            // does not trim.
-            const std::int64_t open = state.metrics.open_connections();
-            connections_high = std::max(connections_high, open);
-            if (connections_high - open >= 64) {
-                malloc_trim(0);
-                connections_high = open;
-            }
-            schedule_flush();
-        });
-    };
-    schedule_flush();
-
-    // SIGTERM/SIGINT: fail /readyz at once, keep answering (each answer
-    // closing its connection) for --shutdown-delay, then stop accepting, close
-    // idle connections and exit when the rest are done or the timeout passes.
-    // SIGHUP: check the certificate files now.
-    net::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
-    net::steady_timer drain_timer(io);
-    std::chrono::steady_clock::time_point give_up;
-    std::function<void()> wait_for_connections = [&] {
-        if (state.metrics.open_connections() == 0 || std::chrono::steady_clock::now() >= give_up) {
-            Log::instance().info("stopped", {{"openConnections", static_cast<long long>(state.metrics.open_connections())}});
-            for (auto& c : contexts) c->stop();
-            return;
-        }
-        context.registry.close_idle();
-        drain_timer.expires_after(milliseconds(50));
-        drain_timer.async_wait([&](boost::system::error_code ec) {
-            if (!ec) wait_for_connections();
-        });
-    };
-    std::function<void()> on_signal = [&] {
-        signals.async_wait([&](boost::system::error_code ec, int signal) {
-            if (ec) return;
-            if (signal == SIGHUP) {
-                tls.poll();
-                return on_signal();
-            }
-            if (state.draining.exchange(true)) return;
-            Log::instance().info("shutting down", {{"signal", static_cast<long long>(signal)}, {"delayMs", static_cast<long long>(durations["shutdown-delay"].count())}});
-            drain_timer.expires_after(durations["shutdown-delay"]);
-            drain_timer.async_wait([&](boost::system::error_code wait_ec) {
-                if (wait_ec) return;
-                for (auto& l : listeners) l->stop();
-                reload_timer.cancel();
-                give_up = std::chrono::steady_clock::now() + durations["shutdown-timeout"];
-                wait_for_connections();
-            });
-        });
-    };
-    on_signal();
-
-    Log::instance().info("serving", {{"listen", listeners.front()->local_endpoint().address().to_string() + ":" + std::to_string(listeners.front()->local_endpoint().port())},
-                                     {"metricsListen", parsed["metrics-listen"].as<std::string>()},
-                                     {"kubeVersion", kube_version},
-                                     {"kubeApi", client ? client->describe() : std::string("none")},
-                                     {"mtls", !parsed["client-ca"].as<std::string>().empty()},
-                                     {"threads", static_cast<long long>(threads)}});
-    // Worker contexts have no work of their own between connections: keep them running.
-    std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
-    for (unsigned i = 1; i < threads; ++i) keep_running.emplace_back(contexts[i]->get_executor());
-    std::vector<std::thread> io_threads;
-    for (unsigned i = 1; i < threads; ++i) io_threads.emplace_back([&contexts, i] { contexts[i]->run(); });
-    io.run();
-    for (auto& c : contexts) c->stop();
-    for (auto& t : io_threads) t.join();
-    if (blocking) blocking->join();
-    version_refresh.stop();
-    Log::instance().flush();
-    return 0;
+    std::string problem;
+    const auto config = serve_config_from(parsed, problem);
+    if (!config) return startup_error(problem);
+    server::Server server(*config);
+    if (auto start_error = server.start()) return startup_error(*start_error);
+    return server.run();
 }
 
 }  // namespace miw::cli

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "router.hpp"
+#include "server_limits.hpp"
 #include "server_state.hpp"
 #include "tls_stream.hpp"
 
@@ -18,26 +19,6 @@
 #include <mutex>
 
 namespace miw::server {
-
-// The defaults are the memory budget of docs/operations.md: what a hostile
-// client can make the server hold stays inside the shipped memory limit.
-struct ServerLimits {
-    std::size_t max_body_bytes = 8u << 20;
-    std::size_t max_header_bytes = 16u << 10;
-    std::chrono::milliseconds handshake_timeout{5000};
-    std::chrono::milliseconds header_timeout{5000};  // from a connection's start to its first request's header
-    std::chrono::milliseconds read_timeout{10000};  // from a request's first byte to its last
-    std::chrono::milliseconds write_timeout{10000};
-    std::chrono::milliseconds idle_timeout{120000};  // between requests on a kept-alive connection
-    std::size_t max_connections = 1024;
-    // TLS handshakes in progress at once: OpenSSL holds about 47 KiB for
-    // each, however little the client has sent. Past it, new connections wait
-    // in the kernel's accept backlog.
-    std::size_t max_handshakes = 256;
-    // Request bodies being read or reviewed at once, in bytes (a body's
-    // Content-Length is counted from its header until its answer is sent).
-    std::size_t max_body_bytes_in_flight = 24u << 20;
-};
 
 class SessionBase {
 public:

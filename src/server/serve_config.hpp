@@ -1,0 +1,39 @@
+// Everything `serve` is told, parsed and checked once, with typed durations:
+// the command line fills it, Server runs it. No Boost here.
+#pragma once
+
+#include "kube_api_config.hpp"
+#include "server_limits.hpp"
+
+#include "model_image_webhook/admission.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace miw::server {
+
+struct ServeConfig {
+    std::string listen = "0.0.0.0:8443";
+    std::string metrics_listen;  // empty: no metrics port
+    std::string tls_cert;
+    std::string tls_key;
+    std::string client_ca;  // empty: no client certificates asked for
+    std::chrono::milliseconds tls_reload_interval{10000};
+
+    ServerLimits limits;
+    unsigned threads = 0;  // 0: one per core
+
+    std::chrono::milliseconds shutdown_delay{5000};
+    std::chrono::milliseconds shutdown_timeout{20000};
+
+    PolicyConfig policy;  // its apiserver version empty when it is read from the API
+    bool auto_version = false;  // --kube-version auto
+    std::string kube_version_flag;  // as given, for the start-up log line
+    std::chrono::milliseconds version_refresh_interval{300000};
+    std::optional<KubeApiConfig> api;  // none: no Kubernetes API to ask
+    std::chrono::milliseconds node_cache_ttl{30000};
+    std::chrono::milliseconds node_lookup_timeout{2000};
+};
+
+}  // namespace miw::server

@@ -1,0 +1,36 @@
+// The webhook server: owns its listeners, I/O threads, TLS contexts and their
+// reload, the Kubernetes API client and the version refresh, and drains on
+// SIGTERM. Boost stays behind the pointer, out of the command's way.
+#pragma once
+
+#include "serve_config.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace miw::server {
+
+class Server {
+public:
+    explicit Server(ServeConfig config);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    // Loads the certificate and binds the addresses; a one-line reason when
+    // it cannot (start-up errors, before anything is served).
+    std::optional<std::string> start();
+
+    // Serves until SIGTERM or SIGINT has drained the connections; the exit code.
+    int run();
+
+private:
+    class Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The I/O threads for --threads 0: one per core.
+unsigned default_thread_count();
+
+}  // namespace miw::server
