@@ -2,6 +2,13 @@
 // socket itself (SSL_set_fd) and the stream waits for readiness when OpenSSL
 // asks for it.
 //
+// The executor rule: a stream belongs to the one io_context of its socket,
+// run by one thread, and its handlers are invoked directly by that
+// io_context's completions (or posted to it when an operation finishes at
+// once), never inside the call that started the operation. There is no
+// strand: callers must start operations from that same thread, as a
+// session's handlers do. At most one read and one write may be outstanding.
+//
 // Why not Asio's ssl::stream: it keeps two 17 KiB record buffers and a BIO
 // pair for every connection, busy or idle, and copies each record through
 // them. Here an idle connection holds only OpenSSL's session state (its

@@ -1,0 +1,79 @@
+// Addresses given on the command line: the listen addresses and the API URL.
+#include "../../src/server/kube_client.hpp"
+#include "../../src/server/listener.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace miw::server;
+
+TEST_CASE("listen addresses are HOST:PORT with an IP address", "[listener]") {
+    struct Case {
+        const char* text;
+        bool ok;
+        std::string address;
+        unsigned short port;
+    };
+    const std::vector<Case> cases = {
+        {"0.0.0.0:8443", true, "0.0.0.0", 8443}, {"127.0.0.1:0", true, "127.0.0.1", 0},  {"[::1]:8443", true, "::1", 8443},
+        {":9090", true, "0.0.0.0", 9090},        {"localhost:8443", false, "", 0},       {"127.0.0.1", false, "", 0},
+        {"127.0.0.1:70000", false, "", 0},      {"127.0.0.1:", false, "", 0},           {"127.0.0.1:8x", false, "", 0},
+    };
+    for (const auto& c : cases) {
+        INFO(c.text);
+        boost::asio::ip::tcp::endpoint endpoint;
+        std::string error;
+        CHECK(parse_listen_address(c.text, endpoint, error) == c.ok);
+        if (c.ok) {
+            CHECK(endpoint.address().to_string() == c.address);
+            CHECK(endpoint.port() == c.port);
+        } else {
+            CHECK_FALSE(error.empty());
+        }
+    }
+}
+
+TEST_CASE("the API URL is https://HOST[:PORT]", "[kube_client]") {
+    struct Case {
+        const char* url;
+        bool ok;
+        std::string host;
+        std::string port;
+    };
+    const std::vector<Case> cases = {
+        {"https://10.96.0.1:443", true, "10.96.0.1", "443"},
+        {"https://kubernetes.default.svc", true, "kubernetes.default.svc", "443"},
+        {"https://[fd00::1]:6443/", true, "fd00::1", "6443"},
+        {"https://[fd00::1]", true, "fd00::1", "443"},
+        {"http://10.96.0.1", false, "", ""},
+        {"https://h/api", false, "", ""},
+        {"https://h:port", false, "", ""},
+        {"https://", false, "", ""},
+    };
+    for (const auto& c : cases) {
+        INFO(c.url);
+        KubeApiConfig config;
+        CHECK(parse_api_url(c.url, config) == c.ok);
+        if (c.ok) {
+            CHECK(config.host == c.host);
+            CHECK(config.port == c.port);
+        }
+    }
+}
+
+TEST_CASE("in a cluster the API is found from the service environment", "[kube_client]") {
+    ::unsetenv("KUBERNETES_SERVICE_HOST");
+    CHECK_FALSE(in_cluster_config());
+    ::setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+    ::setenv("KUBERNETES_SERVICE_PORT", "6443", 1);
+    const auto config = in_cluster_config();
+    REQUIRE(config);
+    CHECK(config->host == "10.96.0.1");
+    CHECK(config->port == "6443");
+    CHECK(config->token_file == std::string(kServiceAccountDir) + "/token");
+    ::unsetenv("KUBERNETES_SERVICE_HOST");
+    ::unsetenv("KUBERNETES_SERVICE_PORT");
+}

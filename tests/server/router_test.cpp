@@ -1,0 +1,115 @@
+// Which answer an HTTP request gets: every path, method, content type and
+// ?timeout= form, without a socket.
+#include "../../src/server/router.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace miw;
+using namespace miw::server;
+
+namespace {
+
+PolicyConfig floor_policy() {
+    PolicyConfig policy;
+    policy.apiserver = ApiserverVersion::from_text("v1.35.0");
+    return policy;
+}
+
+const std::string kReview =
+    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"","version":"v1","kind":"ConfigMap"},"operation":"CREATE","object":{}}})";
+
+}  // namespace
+
+TEST_CASE("paths, methods and content types are answered as documented", "[router]") {
+    struct Case {
+        const char* name;
+        Port port;
+        std::string method;
+        std::string target;
+        std::string content_type;
+        int status;
+        std::string allow;
+    };
+    const std::vector<Case> cases = {
+        {"validate", Port::admission, "POST", "/validate", "application/json", 200, ""},
+        {"mutate", Port::admission, "POST", "/mutate", "application/json", 200, ""},
+        {"the apiserver's timeout query", Port::admission, "POST", "/validate?timeout=10s", "application/json", 200, ""},
+        {"a charset parameter", Port::admission, "POST", "/mutate", "application/json; charset=utf-8", 200, ""},
+        {"content type in capitals", Port::admission, "POST", "/mutate", "Application/JSON", 200, ""},
+        {"absolute form", Port::admission, "POST", "https://webhook.svc:443/validate?timeout=5s", "application/json", 200, ""},
+        {"absolute form without a path", Port::admission, "GET", "https://webhook.svc", "", 404, ""},
+        {"GET on validate", Port::admission, "GET", "/validate", "", 405, "POST"},
+        {"PUT on mutate", Port::admission, "PUT", "/mutate", "application/json", 405, "POST"},
+        {"another content type", Port::admission, "POST", "/validate", "text/plain", 415, ""},
+        {"no content type", Port::admission, "POST", "/validate", "", 415, ""},
+        {"a prefix of a path", Port::admission, "POST", "/validatex", "application/json", 404, ""},
+        {"a trailing slash", Port::admission, "POST", "/validate/", "application/json", 404, ""},
+        {"healthz", Port::admission, "GET", "/healthz", "", 200, ""},
+        {"readyz", Port::admission, "HEAD", "/readyz", "", 200, ""},
+        {"metrics", Port::admission, "GET", "/metrics", "", 200, ""},
+        {"POST on healthz", Port::admission, "POST", "/healthz", "", 405, "GET, HEAD"},
+        {"reviews are not served on the metrics port", Port::metrics_only, "POST", "/validate", "application/json", 404, ""},
+        {"health on the metrics port", Port::metrics_only, "GET", "/healthz", "", 200, ""},
+        {"the root", Port::admission, "GET", "/", "", 404, ""},
+    };
+    ServerState state(floor_policy());
+    state.certificate_loaded = true;
+    state.version_known = true;
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::string body = kReview;
+            const HttpAnswer a = route(state, c.port, c.method, c.target, c.content_type, body);
+            CHECK(a.status == c.status);
+            CHECK(a.allow == c.allow);
+            if (c.status == 200 && c.content_type == "application/json") CHECK_THAT(a.body, Catch::Contains(R"("uid":"u","allowed":true)"));
+        }
+    }
+}
+
+TEST_CASE("readyz says what it waits for", "[router]") {
+    PolicyConfig policy;
+    ServerState state(policy);
+    std::string body;
+    CHECK(route(state, Port::admission, "GET", "/readyz", "", body).body == "no serving certificate loaded\n");
+    state.certificate_loaded = true;
+    CHECK_THAT(route(state, Port::admission, "GET", "/readyz", "", body).body, Catch::Contains("apiserver version is not known yet, or not readable"));
+    state.version_known = true;
+    CHECK(route(state, Port::admission, "GET", "/readyz", "", body).status == 200);
+    state.draining = true;
+    const HttpAnswer a = route(state, Port::admission, "GET", "/readyz", "", body);
+    CHECK((a.status == 503 && a.body == "shutting down\n"));
+}
+
+TEST_CASE("the apiserver's timeout and durations are read as Go writes them", "[router]") {
+    using std::chrono::milliseconds;
+    struct Case {
+        const char* text;
+        std::optional<milliseconds> duration;
+    };
+    const std::vector<Case> durations = {
+        {"10s", milliseconds(10000)}, {"500ms", milliseconds(500)}, {"5m", milliseconds(300000)}, {"1h", milliseconds(3600000)},
+        {"0s", milliseconds(0)},      {"", std::nullopt},           {"10", std::nullopt},          {"s", std::nullopt},
+        {"1.5s", std::nullopt},       {"-1s", std::nullopt},        {"10S", std::nullopt},         {"1000000000s", std::nullopt},
+    };
+    for (const auto& c : durations) {
+        INFO(c.text);
+        CHECK(parse_duration(c.text) == c.duration);
+    }
+    CHECK(request_timeout("/validate?timeout=10s") == milliseconds(10000));
+    CHECK(request_timeout("/validate?a=b&timeout=2s") == milliseconds(2000));
+    CHECK(request_timeout("/validate") == std::nullopt);
+    CHECK(request_timeout("/validate?timeout=soon") == std::nullopt);
+    CHECK(request_timeout("/validate?xtimeout=1s") == std::nullopt);
+}
+
+TEST_CASE("absolute-form targets are taken by their path and query", "[router]") {
+    CHECK(origin_form("/validate?timeout=1s") == "/validate?timeout=1s");
+    CHECK(origin_form("https://h:8443/validate?timeout=1s") == "/validate?timeout=1s");
+    CHECK(origin_form("HTTP://h/mutate") == "/mutate");
+    CHECK(origin_form("https://h") == "/");
+    CHECK(origin_form("https://h?x") == "?x");
+    CHECK(origin_form("ftp://h/validate") == "ftp://h/validate");
+}
