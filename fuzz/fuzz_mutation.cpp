@@ -38,8 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string pod = pod_with_spec(std::string(reinterpret_cast<const char*>(data), size));
     const miw::ReviewResult first = mutate(pod);
     if (first.patch.empty()) return 0;
-    std::string patched;
-    if (!miw::apply_json_patch(pod, first.patch, patched).empty()) std::abort();  // a patch that does not apply
+    const miw::Result<std::string> applied = miw::apply_json_patch(pod, first.patch);
+    if (!applied) std::abort();  // a patch that does not apply
+    std::string patched = *applied;
     const miw::ReviewResult second = mutate(patched);
     if (second.outcome != miw::ReviewOutcome::allowed || !second.patch.empty()) std::abort();  // not idempotent
     return 0;

@@ -11,8 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     miw::YamlLoad load = miw::load_yaml(std::string_view(reinterpret_cast<const char*>(data), size));
     if (!load.ok() && !load.documents.empty()) std::abort();
     for (auto& doc : load.documents) {
-        std::vector<miw::ManifestObject> objects;
-        (void)miw::read_manifest_objects(doc.json, objects);
+        (void)miw::read_manifest_objects(doc.json);
     }
     return 0;
 }

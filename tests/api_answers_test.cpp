@@ -30,15 +30,15 @@ TEST_CASE("Nodes are read from Node objects, Lists and arrays", "[api_answers]")
         DYNAMIC_SECTION(c.name) {
             StaticNodeSource nodes("test");
             std::string json = c.json;
-            const std::string error = add_nodes_from_json(json, nodes);
+            const Status added = add_nodes_from_json(json, nodes);
             CHECK(nodes.size() == c.count);
-            if (c.error.empty()) CHECK(error.empty());
-            else CHECK_THAT(error, Catch::Contains(c.error));
+            CHECK(added.ok() == c.error.empty());
+            if (!c.error.empty()) CHECK_THAT(added.error(), Catch::Contains(c.error));
         }
     }
     StaticNodeSource nodes("test");
     std::string json = node_a;
-    REQUIRE(add_nodes_from_json(json, nodes).empty());
+    REQUIRE(add_nodes_from_json(json, nodes).ok());
     const NodeLookup a = nodes.lookup("a");
     CHECK(a.info.kubelet_version == "v1.35.0");
     CHECK(a.info.container_runtime_version == "containerd://2.1.0");

@@ -38,13 +38,13 @@ TEST_CASE("patches apply as RFC 6902 says", "[json_patch_apply]") {
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
-            std::string out;
-            const std::string error = apply_json_patch(c.document, c.patch, out);
+            const Result<std::string> out = apply_json_patch(c.document, c.patch);
             if (c.error.empty()) {
-                CHECK(error.empty());
-                CHECK(out == c.result);
+                REQUIRE(out.ok());
+                CHECK(*out == c.result);
             } else {
-                CHECK_THAT(error, Catch::Contains(c.error));
+                REQUIRE_FALSE(out.ok());
+                CHECK_THAT(out.error(), Catch::Contains(c.error));
             }
         }
     }

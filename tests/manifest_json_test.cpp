@@ -12,8 +12,9 @@ TEST_CASE("objects are read from a document or a List's items", "[manifest_json]
     std::string json = R"({"apiVersion":"v1","kind":"List","items":[)"
                        R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ns","labels":{"gpustack.ai/model-delivery":"image"}}},)"
                        R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"volumes":[{"name":"m","image":{"reference":"r"}}]}}]})";
-    std::vector<ManifestObject> objects;
-    REQUIRE(read_manifest_objects(json, objects).empty());
+    Result<std::vector<ManifestObject>> read = read_manifest_objects(json);
+    REQUIRE(read.ok());
+    const std::vector<ManifestObject>& objects = *read;
     REQUIRE(objects.size() == 2);
     CHECK(objects[0].group == "apps");
     CHECK(objects[0].version == "v1");
@@ -44,8 +45,9 @@ TEST_CASE("what is not a Kubernetes object is said to be so", "[manifest_json]")
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
             std::string json = c.json;
-            std::vector<ManifestObject> objects;
-            CHECK_THAT(read_manifest_objects(json, objects), Catch::Contains(c.error));
+            const auto read = read_manifest_objects(json);
+            REQUIRE_FALSE(read.ok());
+            CHECK_THAT(read.error(), Catch::Contains(c.error));
         }
     }
 }

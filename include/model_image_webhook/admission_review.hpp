@@ -4,6 +4,7 @@
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/node_source.hpp"
+#include "model_image_webhook/result.hpp"
 
 #include <string>
 #include <vector>
@@ -66,9 +67,9 @@ ReviewResult review(std::string& body, const ReviewContext& context);
 inline constexpr std::size_t kReviewBodySlack = 16;
 
 // Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
-// an array of them) to out; objects of other kinds are passed over. Returns
-// an error message, empty on success. json is parsed in place.
-std::string add_nodes_from_json(std::string& json, StaticNodeSource& out);
+// an array of them) to out; objects of other kinds are passed over. json is
+// parsed in place.
+Status add_nodes_from_json(std::string& json, StaticNodeSource& out);
 
 // gitVersion of a GET /version answer; empty when there is none. json is
 // parsed in place.

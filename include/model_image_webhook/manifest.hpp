@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model_image_webhook/json_visitor.hpp"
+#include "model_image_webhook/result.hpp"
 
 #include <cstddef>
 #include <string>
@@ -25,12 +26,12 @@ struct ManifestObject {
 };
 
 // The objects of one JSON document: the document itself, or a List's items.
-// Returns an error message, empty on success. json is parsed in place.
-std::string read_manifest_objects(std::string& json, std::vector<ManifestObject>& out);
+// json is parsed in place.
+Result<std::vector<ManifestObject>> read_manifest_objects(std::string& json);
 
 // Applies an RFC 6902 patch (add, remove, replace; the ops the webhook
-// emits) to a JSON document; an error message, empty on success.
-std::string apply_json_patch(const std::string& document, const std::string& patch, std::string& out);
+// emits) to a JSON document: the patched document, compact.
+Result<std::string> apply_json_patch(const std::string& document, const std::string& patch);
 
 // Walks a JSON document; false when it cannot be read.
 bool visit_json(const std::string& json, JsonVisitor& visitor);

@@ -7,22 +7,16 @@
 
 namespace miw::cli {
 
-bool load_node_file(const std::string& path, StaticNodeSource& out, std::string& error) {
-    std::string text;
-    if (!read_input(path, text, error)) return false;
+Status load_node_file(const std::string& path, StaticNodeSource& out) {
+    const Result<std::string> text = read_input(path);
+    if (!text) return fail(text.error());
     // YAML is a superset of JSON: one reader serves both.
-    YamlLoad load = load_yaml(text);
-    if (!load.ok()) {
-        error = path + ":" + std::to_string(load.error_line) + ": " + load.error;
-        return false;
-    }
+    YamlLoad load = load_yaml(*text);
+    if (!load.ok()) return fail(path + ":" + std::to_string(load.error_line) + ": " + load.error);
     for (auto& doc : load.documents) {
-        if (std::string problem = add_nodes_from_json(doc.json, out); !problem.empty()) {
-            error = path + ":" + std::to_string(doc.line) + ": " + problem;
-            return false;
-        }
+        if (const Status added = add_nodes_from_json(doc.json, out); !added) return fail(path + ":" + std::to_string(doc.line) + ": " + added.error());
     }
-    return true;
+    return done();
 }
 
 }  // namespace miw::cli

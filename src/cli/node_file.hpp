@@ -2,13 +2,14 @@
 #pragma once
 
 #include "model_image_webhook/node_source.hpp"
+#include "model_image_webhook/result.hpp"
 
 #include <string>
 
 namespace miw::cli {
 
 // Adds every Node in the file (JSON or YAML, one or more documents, Lists
-// included) to out; false with error set when the file cannot be read.
-bool load_node_file(const std::string& path, StaticNodeSource& out, std::string& error);
+// included) to out.
+Status load_node_file(const std::string& path, StaticNodeSource& out);
 
 }  // namespace miw::cli

@@ -9,29 +9,26 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
          cxxopts::value<std::string>()->default_value("sha256"));
 }
 
-std::optional<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, const std::string& kube_version, std::string& error) {
+Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, const std::string& kube_version) {
     PolicyConfig config;
     config.apiserver = ApiserverVersion::from_text(kube_version);
     if (!kube_version.empty() && !config.apiserver.parsed) {
-        error = "--kube-version \"" + kube_version + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0";
-        return std::nullopt;
+        return fail("--kube-version \"" + kube_version + "\" cannot be read; write it as vMAJOR.MINOR[.PATCH], e.g. v1.35.0");
     }
     const std::string algorithms = parsed["digest-algorithms"].as<std::string>();
     const auto digest = parse_digest_algorithms(algorithms);
-    if (!digest) {
-        error = "--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512";
-        return std::nullopt;
-    }
+    if (!digest) return fail("--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512");
     config.digest_algorithms = *digest;
     return config;
 }
 
-std::optional<cxxopts::ParseResult> parse_command_line(cxxopts::Options& options, int argc, char** argv, std::string& error) {
+// cxxopts reports a bad command line by throwing; this is the one place that
+// turns that into a value.
+Result<cxxopts::ParseResult> parse_command_line(cxxopts::Options& options, int argc, char** argv) {
     try {
         return options.parse(argc, argv);
     } catch (const cxxopts::exceptions::exception& e) {
-        error = e.what();
-        return std::nullopt;
+        return fail(e.what());
     }
 }
 

@@ -29,9 +29,8 @@ int run_review(int argc, char** argv) {
     add_policy_options(options);
     options.parse_positional({"input"});
 
-    std::string error;
-    const auto command_line = parse_command_line(options, argc, argv, error);
-    if (!command_line) return usage_error(error);
+    const auto command_line = parse_command_line(options, argc, argv);
+    if (!command_line) return usage_error(command_line.error());
     const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\nExit status: 0 allowed, 1 denied, 2 input or usage error.\n";
@@ -42,18 +41,19 @@ int run_review(int argc, char** argv) {
     if (inputs.size() > 1) return usage_error("takes one input file, got " + std::to_string(inputs.size()));
     const auto endpoint = parse_endpoint(parsed["endpoint"].as<std::string>());
     if (!endpoint) return usage_error("--endpoint must be validate or mutate");
-    const auto policy = policy_from_options(parsed, parsed["kube-version"].as<std::string>(), error);
-    if (!policy) return usage_error(error);
+    const auto policy = policy_from_options(parsed, parsed["kube-version"].as<std::string>());
+    if (!policy) return usage_error(policy.error());
 
     StaticNodeSource nodes("no --nodes file");
     if (parsed.count("nodes")) {
         const std::string path = parsed["nodes"].as<std::string>();
         nodes = StaticNodeSource("--nodes " + path);
-        if (!load_node_file(path, nodes, error)) return usage_error(error);
+        if (const Status loaded = load_node_file(path, nodes); !loaded) return usage_error(loaded.error());
     }
 
-    std::string body;
-    if (!read_input(inputs.empty() ? "-" : inputs.front(), body, error)) return usage_error(error);
+    Result<std::string> input = read_input(inputs.empty() ? "-" : inputs.front());
+    if (!input) return usage_error(input.error());
+    std::string& body = *input;
 
     const ReviewResult result = review(body, ReviewContext{*endpoint, *policy, &nodes});
     if (result.outcome == ReviewOutcome::unreadable) {

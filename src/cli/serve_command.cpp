@@ -42,13 +42,9 @@ std::vector<std::string> arguments_with_environment(int argc, char** argv, const
     return args;
 }
 
-// The ServeConfig the flags describe; nullopt with error set to a one-line
-// reason when they do not describe one.
-std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed, std::string& error) {
-    if (!parsed.count("tls-cert") || !parsed.count("tls-key")) {
-        error = "--tls-cert and --tls-key are required";
-        return std::nullopt;
-    }
+// The ServeConfig the flags describe.
+Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed) {
+    if (!parsed.count("tls-cert") || !parsed.count("tls-key")) return fail("--tls-cert and --tls-key are required");
     server::ServeConfig config;
     config.listen = parsed["listen"].as<std::string>();
     config.metrics_listen = parsed["metrics-listen"].as<std::string>();
@@ -57,6 +53,7 @@ std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult&
     config.client_ca = parsed["client-ca"].as<std::string>();
     config.threads = parsed["threads"].as<unsigned>();
 
+    std::string error;
     const auto duration = [&](const char* name, milliseconds& out) {
         const std::string text = parsed[name].as<std::string>();
         const auto d = server::parse_duration(text);
@@ -71,7 +68,7 @@ std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult&
         !duration("shutdown-delay", config.shutdown_delay) || !duration("shutdown-timeout", config.shutdown_timeout) ||
         !duration("version-refresh-interval", config.version_refresh_interval) || !duration("node-cache-ttl", config.node_cache_ttl) ||
         !duration("node-lookup-timeout", config.node_lookup_timeout)) {
-        return std::nullopt;
+        return fail(error);
     }
     limits.max_body_bytes = parsed["max-body-bytes"].as<std::size_t>();
     limits.max_header_bytes = parsed["max-header-bytes"].as<std::size_t>();
@@ -79,25 +76,19 @@ std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult&
     limits.max_handshakes = parsed["max-handshakes"].as<std::size_t>();
     limits.max_body_bytes_in_flight = parsed["max-body-bytes-in-flight"].as<std::size_t>();
     if (limits.max_body_bytes_in_flight < limits.max_body_bytes) {
-        error = "--max-body-bytes-in-flight must be at least --max-body-bytes, or the largest body could never be read";
-        return std::nullopt;
+        return fail("--max-body-bytes-in-flight must be at least --max-body-bytes, or the largest body could never be read");
     }
 
     config.kube_version_flag = parsed["kube-version"].as<std::string>();
     config.auto_version = config.kube_version_flag == "auto";
-    const auto policy = policy_from_options(parsed, config.auto_version ? std::string() : config.kube_version_flag, error);
-    if (!policy) {
-        if (!config.auto_version) error += ", or auto";
-        return std::nullopt;
-    }
+    const auto policy = policy_from_options(parsed, config.auto_version ? std::string() : config.kube_version_flag);
+    if (!policy) return fail(policy.error() + (config.auto_version ? "" : ", or auto"));
     config.policy = *policy;
 
     if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
-        server::KubeApiConfig api;
-        if (!server::parse_api_url(url, api)) {
-            error = "--kube-api-url \"" + url + "\" is not https://HOST[:PORT]";
-            return std::nullopt;
-        }
+        auto parsed_url = server::parse_api_url(url);
+        if (!parsed_url) return fail("--kube-api-url " + parsed_url.error());
+        server::KubeApiConfig api = *parsed_url;
         api.token_file = parsed["kube-token-file"].as<std::string>();
         api.ca_file = parsed["kube-ca-file"].as<std::string>();
         config.api = api;
@@ -105,9 +96,8 @@ std::optional<server::ServeConfig> serve_config_from(const cxxopts::ParseResult&
         config.api = server::in_cluster_config();
     }
     if (config.auto_version && !config.api) {
-        error = "--kube-version auto reads the apiserver version, but there is no Kubernetes API to ask (not in a cluster, no --kube-api-url); "
-                "give the version, e.g. --kube-version v1.35.0";
-        return std::nullopt;
+        return fail("--kube-version auto reads the apiserver version, but there is no Kubernetes API to ask (not in a cluster, no --kube-api-url); "
+                    "give the version, e.g. --kube-version v1.35.0");
     }
     return config;
 }
@@ -150,19 +140,17 @@ int run_serve(int argc, char** argv) {
     const std::vector<std::string> args = arguments_with_environment(argc, argv, options);
     std::vector<char*> arg_pointers;
     for (const auto& a : args) arg_pointers.push_back(const_cast<char*>(a.c_str()));
-    std::string error;
-    const auto command_line = parse_command_line(options, static_cast<int>(arg_pointers.size()), arg_pointers.data(), error);
-    if (!command_line) return startup_error(error);
+    const auto command_line = parse_command_line(options, static_cast<int>(arg_pointers.size()), arg_pointers.data());
+    if (!command_line) return startup_error(command_line.error());
     const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\n";
         return 0;
     }
-    std::string problem;
-    const auto config = serve_config_from(parsed, problem);
-    if (!config) return startup_error(problem);
+    const auto config = serve_config_from(parsed);
+    if (!config) return startup_error(config.error());
     server::Server server(*config);
-    if (auto start_error = server.start()) return startup_error(*start_error);
+    if (const Status started = server.start(); !started) return startup_error(started.error());
     return server.run();
 }
 

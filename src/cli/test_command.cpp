@@ -75,25 +75,24 @@ struct LoadedObject {
 
 void load_file(const std::string& path, std::vector<LoadedObject>& out, std::vector<std::string>& errors) {
     const std::string shown = path == "-" ? "(stdin)" : path;
-    std::string text;
-    std::string error;
-    if (!read_input(path, text, error)) {
-        errors.push_back(shown + ": " + error);
+    const Result<std::string> text = read_input(path);
+    if (!text) {
+        errors.push_back(shown + ": " + text.error());
         return;
     }
-    YamlLoad load = load_yaml(text);
+    YamlLoad load = load_yaml(*text);
     if (!load.ok()) {
         errors.push_back(shown + ":" + std::to_string(load.error_line) + ": " + load.error);
         return;
     }
     for (auto& doc : load.documents) {
-        std::vector<ManifestObject> objects;
         const std::vector<std::size_t> item_lines = doc.item_lines;
-        if (std::string problem = read_manifest_objects(doc.json, objects); !problem.empty()) {
-            errors.push_back(shown + ":" + std::to_string(doc.line) + ": " + problem);
+        Result<std::vector<ManifestObject>> objects = read_manifest_objects(doc.json);
+        if (!objects) {
+            errors.push_back(shown + ":" + std::to_string(doc.line) + ": " + objects.error());
             continue;
         }
-        for (auto& object : objects) {
+        for (auto& object : *objects) {
             const std::size_t line = object.from_list && object.item < item_lines.size() ? item_lines[object.item] : doc.line;
             out.push_back({shown, line, std::move(object)});
         }
@@ -112,8 +111,8 @@ public:
     Evaluator(const PolicyConfig& policy, const NodeSource& nodes) : policy_(policy), nodes_(nodes) {}
 
     // Runs one object through the endpoints the webhook configurations would
-    // send it to; false with error set when the object cannot be read.
-    bool evaluate(ManifestObject object, ObjectResult& r, std::string& error) {
+    // send it to; a failure when the object cannot be read.
+    Status evaluate(ManifestObject object, ObjectResult& r) {
         if (object.group.empty() && object.kind == "Node") return skip(r, "a Node: used for the check of Pods pinned to it");
         // The endpoints whose rules cover the object (applies(), as the shipped
         // configurations' rules do), then their selectors: the opt-in label
@@ -143,31 +142,27 @@ public:
                 r.verdict = TestVerdict::denied;
                 r.rule = result.rules;
                 r.message = result.message;
-                return true;
+                return done();
             }
             if (result.outcome != ReviewOutcome::allowed) {
-                error = "the webhook cannot read this object: " + result.error;
-                return false;
+                return fail("the webhook cannot read this object: " + result.error);
             }
             if (!result.patch.empty()) {
                 r.patch = result.patch;
-                std::string patched;
-                if (std::string problem = apply_json_patch(object.json, result.patch, patched); !problem.empty()) {
-                    error = "the webhook's patch does not apply: " + problem;
-                    return false;
-                }
-                object.json = patched;
-                r.patched = std::move(patched);
+                Result<std::string> patched = apply_json_patch(object.json, result.patch);
+                if (!patched) return fail("the webhook's patch does not apply: " + patched.error());
+                object.json = *patched;
+                r.patched = std::move(*patched);
             }
         }
-        return true;
+        return done();
     }
 
 private:
-    static bool skip(ObjectResult& r, std::string why) {
+    static Status skip(ObjectResult& r, std::string why) {
         r.verdict = TestVerdict::skipped;
         r.message = std::move(why);
-        return true;
+        return done();
     }
 
     const PolicyConfig& policy_;
@@ -188,9 +183,8 @@ int run_test(int argc, char** argv) {
         ("paths", "files, directories (recursive: .yaml, .yml, .json) or - for stdin", cxxopts::value<std::vector<std::string>>());
     add_policy_options(options, "");
     options.parse_positional({"paths"});
-    std::string error;
-    const auto command_line = parse_command_line(options, argc, argv, error);
-    if (!command_line) return usage_error(error);
+    const auto command_line = parse_command_line(options, argc, argv);
+    if (!command_line) return usage_error(command_line.error());
     const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
         std::cout << options.help() << "\nExit status: 0 all allowed, 1 any denied, 2 an input or usage error.\n";
@@ -204,14 +198,14 @@ int run_test(int argc, char** argv) {
     const std::string kube = parsed["kube-version"].as<std::string>();
     report.kube_version_assumed = kube.empty();
     report.kube_version = kube.empty() ? kDefaultOfflineKubeVersion : kube;
-    const auto policy_config = policy_from_options(parsed, report.kube_version, error);
-    if (!policy_config) return usage_error(error);
+    const auto policy_config = policy_from_options(parsed, report.kube_version);
+    if (!policy_config) return usage_error(policy_config.error());
     const PolicyConfig& policy = *policy_config;
 
     StaticNodeSource nodes("the Nodes among the inputs");
     if (parsed.count("nodes")) {
         nodes = StaticNodeSource("the Nodes among the inputs and --nodes " + parsed["nodes"].as<std::string>());
-        if (!load_node_file(parsed["nodes"].as<std::string>(), nodes, error)) return usage_error(error);
+        if (const Status loaded = load_node_file(parsed["nodes"].as<std::string>(), nodes); !loaded) return usage_error(loaded.error());
     }
 
     std::vector<LoadedObject> objects;
@@ -219,8 +213,8 @@ int run_test(int argc, char** argv) {
     for (auto& loaded : objects) {
         if (!(loaded.object.group.empty() && loaded.object.kind == "Node")) continue;
         std::string json = loaded.object.json;
-        if (std::string problem = add_nodes_from_json(json, nodes); !problem.empty()) {
-            report.input_errors.push_back(loaded.file + ":" + std::to_string(loaded.line) + ": " + problem);
+        if (const Status added = add_nodes_from_json(json, nodes); !added) {
+            report.input_errors.push_back(loaded.file + ":" + std::to_string(loaded.line) + ": " + added.error());
         }
     }
 
@@ -233,8 +227,8 @@ int run_test(int argc, char** argv) {
         r.kind = loaded.object.kind;
         r.namespace_name = loaded.object.namespace_name;
         r.name = loaded.object.name;
-        if (!evaluator.evaluate(std::move(loaded.object), r, error)) {
-            report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + error);
+        if (const Status evaluated = evaluator.evaluate(std::move(loaded.object), r); !evaluated) {
+            report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + evaluated.error());
             continue;
         }
         report.objects.push_back(std::move(r));

@@ -29,20 +29,22 @@ bool is_kind(const Value& v, std::string_view kind) {
 
 }  // namespace
 
-std::string add_nodes_from_json(std::string& json, StaticNodeSource& out) {
+Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
     Document doc;
-    if (std::string error = parse_document(json, doc); !error.empty()) return error;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail(error);
     const Value* items = &doc;
     if (doc.IsObject() && (is_kind(doc, "List") || is_kind(doc, "NodeList"))) items = member(&doc, "items");
     if (items != nullptr && items->IsArray()) {
         for (const Value& item : items->GetArray()) {
             if (!item.IsObject() || !is_kind(item, "Node")) continue;
-            if (std::string error = add_node(item, out); !error.empty()) return error;
+            if (std::string error = add_node(item, out); !error.empty()) return fail(error);
         }
-        return {};
+        return done();
     }
-    if (doc.IsObject() && is_kind(doc, "Node")) return add_node(doc, out);
-    return {};
+    if (doc.IsObject() && is_kind(doc, "Node")) {
+        if (std::string error = add_node(doc, out); !error.empty()) return fail(error);
+    }
+    return done();
 }
 
 

@@ -120,20 +120,19 @@ std::string apply_op(Document& doc, const Value& op) {
 
 }  // namespace
 
-std::string apply_json_patch(const std::string& document, const std::string& patch, std::string& out) {
+Result<std::string> apply_json_patch(const std::string& document, const std::string& patch) {
     std::string document_text = document;
     std::string patch_text = patch;
     Document doc;
     Document ops;
-    if (std::string error = parse_document(document_text, doc); !error.empty()) return "the document: " + error;
-    if (std::string error = parse_document(patch_text, ops); !error.empty()) return "the patch: " + error;
-    if (!ops.IsArray()) return "the patch is not a JSON array";
+    if (std::string error = parse_document(document_text, doc); !error.empty()) return fail("the document: " + error);
+    if (std::string error = parse_document(patch_text, ops); !error.empty()) return fail("the patch: " + error);
+    if (!ops.IsArray()) return fail("the patch is not a JSON array");
     for (const Value& op : ops.GetArray()) {
-        if (!op.IsObject()) return "a patch operation that is not an object";
-        if (std::string error = apply_op(doc, op); !error.empty()) return error;
+        if (!op.IsObject()) return fail("a patch operation that is not an object");
+        if (std::string error = apply_op(doc, op); !error.empty()) return fail(error);
     }
-    out = serialize(doc);
-    return {};
+    return serialize(doc);
 }
 
 }  // namespace miw

@@ -61,26 +61,27 @@ void visit(const Value& v, JsonVisitor& visitor) {
 
 }  // namespace
 
-std::string read_manifest_objects(std::string& json, std::vector<ManifestObject>& out) {
+Result<std::vector<ManifestObject>> read_manifest_objects(std::string& json) {
     Document doc;
-    if (std::string error = parse_document(json, doc); !error.empty()) return error;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail(error);
+    std::vector<ManifestObject> out;
     const Value* items = member(&doc, "items");
     const std::string kind = string_member(&doc, "kind");
     const bool list = doc.IsObject() && kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0 && items != nullptr && items->IsArray();
     if (!list) {
         ManifestObject object;
-        if (std::string error = read_manifest_object(doc, object); !error.empty()) return error;
+        if (std::string error = read_manifest_object(doc, object); !error.empty()) return fail(error);
         out.push_back(std::move(object));
-        return {};
+        return out;
     }
     for (SizeType i = 0; i < items->Size(); ++i) {
         ManifestObject object;
         object.item = i;
         object.from_list = true;
-        if (std::string error = read_manifest_object((*items)[i], object); !error.empty()) return "item " + std::to_string(i) + " of the List: " + error;
+        if (std::string error = read_manifest_object((*items)[i], object); !error.empty()) return fail("item " + std::to_string(i) + " of the List: " + error);
         out.push_back(std::move(object));
     }
-    return {};
+    return out;
 }
 
 bool visit_json(const std::string& json, JsonVisitor& visitor) {

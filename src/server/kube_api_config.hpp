@@ -2,6 +2,8 @@
 // caps on what is read from it. No Boost here.
 #pragma once
 
+#include "model_image_webhook/result.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -28,7 +30,7 @@ inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.i
 // nullopt when not running in a cluster.
 std::optional<KubeApiConfig> in_cluster_config();
 
-// "https://host:port" into host and port; false when it is not such a URL.
-bool parse_api_url(const std::string& url, KubeApiConfig& out);
+// "https://host:port" into host and port (443 when none is given).
+Result<KubeApiConfig> parse_api_url(const std::string& url);
 
 }  // namespace miw::server

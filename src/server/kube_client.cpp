@@ -214,12 +214,14 @@ std::optional<KubeApiConfig> in_cluster_config() {
     return config;
 }
 
-bool parse_api_url(const std::string& url, KubeApiConfig& out) {
+Result<KubeApiConfig> parse_api_url(const std::string& url) {
     constexpr std::string_view scheme = "https://";
-    if (url.rfind(scheme, 0) != 0) return false;
+    const Failure not_a_url = fail("\"" + url + "\" is not https://HOST[:PORT]");
+    if (url.rfind(scheme, 0) != 0) return not_a_url;
     std::string rest = url.substr(scheme.size());
     while (!rest.empty() && rest.back() == '/') rest.pop_back();
-    if (rest.empty() || rest.find('/') != std::string::npos) return false;
+    if (rest.empty() || rest.find('/') != std::string::npos) return not_a_url;
+    KubeApiConfig out;
     const std::size_t colon = rest.rfind(':');
     if (colon != std::string::npos && rest.find(']', colon) == std::string::npos) {
         out.host = rest.substr(0, colon);
@@ -229,7 +231,8 @@ bool parse_api_url(const std::string& url, KubeApiConfig& out) {
         out.port = "443";
     }
     if (out.host.size() >= 2 && out.host.front() == '[') out.host = out.host.substr(1, out.host.size() - 2);
-    return !out.host.empty() && !out.port.empty() && out.port.find_first_not_of("0123456789") == std::string::npos;
+    if (out.host.empty() || out.port.empty() || out.port.find_first_not_of("0123456789") != std::string::npos) return not_a_url;
+    return out;
 }
 
 KubeClient::KubeClient(KubeApiConfig config) : config_(std::move(config)) {}
@@ -248,18 +251,12 @@ KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_bo
     return exchange.run(deadline);
 }
 
-std::string fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout, std::string& error) {
+Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout) {
     KubeClient::Response r = client.get("/version", kMaxVersionAnswerBytes, std::chrono::steady_clock::now() + timeout);
-    if (!r.error.empty()) {
-        error = r.error;
-        return {};
-    }
-    if (r.status != 200) {
-        error = "GET /version answered " + std::to_string(r.status);
-        return {};
-    }
+    if (!r.error.empty()) return fail(r.error);
+    if (r.status != 200) return fail("GET /version answered " + std::to_string(r.status));
     std::string version = read_git_version(r.body);
-    if (version.empty()) error = "GET /version gave no gitVersion";
+    if (version.empty()) return fail("GET /version gave no gitVersion");
     return version;
 }
 
@@ -286,9 +283,9 @@ NodeLookup ApiNodeSource::lookup_until(std::string_view name, std::chrono::stead
         return out;
     } else {
         StaticNodeSource one("the Kubernetes API");
-        if (std::string problem = add_nodes_from_json(r.body, one); !problem.empty()) {
+        if (const Status added = add_nodes_from_json(r.body, one); !added) {
             out.status = NodeLookupStatus::unavailable;
-            out.detail = "the Node could not be read: " + problem;
+            out.detail = "the Node could not be read: " + added.error();
             return out;
         }
         out = one.lookup(name);

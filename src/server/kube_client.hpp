@@ -35,9 +35,8 @@ private:
     KubeApiConfig config_;
 };
 
-// The apiserver's gitVersion from GET /version; empty with error set when
-// it could not be read.
-std::string fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout, std::string& error);
+// The apiserver's gitVersion from GET /version.
+Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout);
 
 // Nodes from the Kubernetes API, each kept for a short while.
 class ApiNodeSource : public DeadlineNodeSource {

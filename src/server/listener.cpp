@@ -9,29 +9,21 @@ namespace miw::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-bool parse_listen_address(const std::string& text, tcp::endpoint& out, std::string& error) {
+Result<tcp::endpoint> parse_listen_address(const std::string& text) {
     const std::size_t colon = text.rfind(':');
-    if (colon == std::string::npos) {
-        error = "\"" + text + "\" is not HOST:PORT";
-        return false;
-    }
+    if (colon == std::string::npos) return fail("\"" + text + "\" is not HOST:PORT");
     std::string host = text.substr(0, colon);
     const std::string port = text.substr(colon + 1);
     if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     if (host.empty()) host = "0.0.0.0";
     unsigned long port_number = 0;
     if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos || (port_number = std::stoul(port)) > 65535) {
-        error = "\"" + text + "\" has no valid port";
-        return false;
+        return fail("\"" + text + "\" has no valid port");
     }
     boost::system::error_code ec;
     const auto address = net::ip::make_address(host, ec);
-    if (ec) {
-        error = "\"" + host + "\" is not an IP address";
-        return false;
-    }
-    out = tcp::endpoint(address, static_cast<unsigned short>(port_number));
-    return true;
+    if (ec) return fail("\"" + host + "\" is not an IP address");
+    return tcp::endpoint(address, static_cast<unsigned short>(port_number));
 }
 
 Listener::Listener(net::io_context& io, std::vector<net::io_context*> workers, const tcp::endpoint& endpoint, ServerContext& context, Port port,

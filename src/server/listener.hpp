@@ -5,6 +5,8 @@
 #include "session.hpp"
 #include "tls.hpp"
 
+#include "model_image_webhook/result.hpp"
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -40,8 +42,7 @@ private:
     const TlsContextProvider* tls_;
 };
 
-// "0.0.0.0:8443", "127.0.0.1:0", "[::1]:8443", ":8443"; false with error set
-// when it cannot be read.
-bool parse_listen_address(const std::string& text, boost::asio::ip::tcp::endpoint& out, std::string& error);
+// "0.0.0.0:8443", "127.0.0.1:0", "[::1]:8443", ":8443".
+Result<boost::asio::ip::tcp::endpoint> parse_listen_address(const std::string& text);
 
 }  // namespace miw::server

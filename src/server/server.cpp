@@ -91,12 +91,11 @@ public:
         for (auto& c : contexts_) workers_.push_back(c.get());
     }
 
-    std::optional<std::string> start() {
+    Status start() {
         state_.version_known = !config_.auto_version;
         state_.node_lookup_timeout = config_.node_lookup_timeout;
         if (!config_.auto_version) state_.metrics.set_apiserver_version(config_.policy.apiserver.text);
-        std::string error;
-        if (!tls_.load(error)) return error;
+        if (Status loaded = tls_.load(); !loaded) return loaded;
         state_.certificate_loaded = true;
         if (config_.api) {
             client_.emplace(*config_.api);
@@ -117,18 +116,20 @@ public:
         // ends the process.
         std::signal(SIGPIPE, SIG_IGN);
 
+        const auto admission = parse_listen_address(config_.listen);
+        if (!admission) return fail("--listen " + admission.error());
+        const auto metrics = config_.metrics_listen.empty() ? Result<net::ip::tcp::endpoint>(net::ip::tcp::endpoint()) : parse_listen_address(config_.metrics_listen);
+        if (!metrics) return fail("--metrics-listen " + metrics.error());
+        // Binding throws: the one place at start-up where an exception is the error.
         try {
-            net::ip::tcp::endpoint endpoint;
-            if (!parse_listen_address(config_.listen, endpoint, error)) return "--listen " + error;
-            listeners_.push_back(std::make_shared<Listener>(io(), workers_, endpoint, context_, Port::admission, &tls_));
+            listeners_.push_back(std::make_shared<Listener>(io(), workers_, *admission, context_, Port::admission, &tls_));
             if (!config_.metrics_listen.empty()) {
-                if (!parse_listen_address(config_.metrics_listen, endpoint, error)) return "--metrics-listen " + error;
-                listeners_.push_back(std::make_shared<Listener>(io(), workers_, endpoint, context_, Port::metrics_only, nullptr));
+                listeners_.push_back(std::make_shared<Listener>(io(), workers_, *metrics, context_, Port::metrics_only, nullptr));
             }
         } catch (const boost::system::system_error& e) {
-            return std::string("cannot listen: ") + e.what();
+            return fail(std::string("cannot listen: ") + e.what());
         }
-        return std::nullopt;
+        return done();
     }
 
     int run() {
@@ -172,12 +173,12 @@ private:
         const milliseconds refresh = config_.version_refresh_interval;
         const milliseconds retry = std::min(refresh, milliseconds(2000));
         version_refresh_.start([this, refresh, retry]() -> milliseconds {
-            std::string reason;
-            const std::string seen = fetch_apiserver_version(*client_, std::chrono::seconds(5), reason);
-            if (seen.empty()) {
-                Log::instance().error("apiserver version not read", {{"api", client_->describe()}, {"reason", reason}});
+            const Result<std::string> fetched = fetch_apiserver_version(*client_, std::chrono::seconds(5));
+            if (!fetched) {
+                Log::instance().error("apiserver version not read", {{"api", client_->describe()}, {"reason", fetched.error()}});
                 return state_.version_known ? refresh : retry;
             }
+            const std::string& seen = *fetched;
             const auto version = ApiserverVersion::from_text(seen);
             const bool changed = state_.policy.get()->apiserver.text != seen;
             state_.policy.set_apiserver_version(version);
@@ -280,7 +281,7 @@ private:
 
 Server::Server(ServeConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Server::~Server() = default;
-std::optional<std::string> Server::start() { return impl_->start(); }
+Status Server::start() { return impl_->start(); }
 int Server::run() { return impl_->run(); }
 
 }  // namespace miw::server

@@ -5,9 +5,9 @@
 
 #include "serve_config.hpp"
 
+#include "model_image_webhook/result.hpp"
+
 #include <memory>
-#include <optional>
-#include <string>
 
 namespace miw::server {
 
@@ -18,9 +18,9 @@ public:
     Server(const Server&) = delete;
     Server& operator=(const Server&) = delete;
 
-    // Loads the certificate and binds the addresses; a one-line reason when
-    // it cannot (start-up errors, before anything is served).
-    std::optional<std::string> start();
+    // Loads the certificate and binds the addresses; a failure says why it
+    // cannot (start-up errors, before anything is served).
+    Status start();
 
     // Serves until SIGTERM or SIGINT has drained the connections; the exit code.
     int run();

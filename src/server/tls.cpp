@@ -38,14 +38,10 @@ int select_http11(SSL*, const unsigned char** out, unsigned char* outlen, const 
     return SSL_TLSEXT_ERR_NOACK;
 }
 
-bool read_file(const std::string& path, std::string& out, std::string& error) {
+Result<std::string> read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot read " + path;
-        return false;
-    }
-    out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return true;
+    if (!in) return fail("cannot read " + path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 std::int64_t not_after(const std::string& cert_pem) {
@@ -64,12 +60,18 @@ std::string describe(const boost::system::error_code& ec) { return ec.message();
 
 }  // namespace
 
-bool TlsContextProvider::read_files(Contents& out, std::string& error) const {
-    if (!read_file(files_.cert, out.cert, error) || !read_file(files_.key, out.key, error)) return false;
-    return files_.client_ca.empty() || read_file(files_.client_ca, out.client_ca, error);
+Result<TlsContextProvider::Contents> TlsContextProvider::read_files() const {
+    Contents out;
+    for (auto [path, text] : {std::pair{&files_.cert, &out.cert}, std::pair{&files_.key, &out.key}, std::pair{&files_.client_ca, &out.client_ca}}) {
+        if (path->empty()) continue;  // no client CA
+        Result<std::string> read = read_file(*path);
+        if (!read) return fail(read.error());
+        *text = std::move(*read);
+    }
+    return out;
 }
 
-bool TlsContextProvider::install(const Contents& c, std::string& error) {
+Status TlsContextProvider::install(const Contents& c) {
     auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
     boost::system::error_code ec;
     ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
@@ -85,27 +87,22 @@ bool TlsContextProvider::install(const Contents& c, std::string& error) {
     SSL_CTX_set_session_id_context(native, kSessionContext, sizeof kSessionContext - 1);
     ctx->use_certificate_chain(boost::asio::buffer(c.cert), ec);
     if (ec) {
-        error = files_.cert + ": not a PEM certificate chain (" + describe(ec) + ")";
-        return false;
+        return fail(files_.cert + ": not a PEM certificate chain (" + describe(ec) + ")");
     }
     ctx->use_private_key(boost::asio::buffer(c.key), ssl::context::pem, ec);
     if (ec && describe(ec).find("mismatch") != std::string::npos) {
-        error = files_.key + " does not match the certificate in " + files_.cert;
-        return false;
+        return fail(files_.key + " does not match the certificate in " + files_.cert);
     }
     if (ec) {
-        error = files_.key + ": not a PEM private key (" + describe(ec) + ")";
-        return false;
+        return fail(files_.key + ": not a PEM private key (" + describe(ec) + ")");
     }
     if (SSL_CTX_check_private_key(native) != 1) {
-        error = files_.key + " does not match the certificate in " + files_.cert;
-        return false;
+        return fail(files_.key + " does not match the certificate in " + files_.cert);
     }
     if (!c.client_ca.empty()) {
         ctx->add_certificate_authority(boost::asio::buffer(c.client_ca), ec);
         if (ec) {
-            error = files_.client_ca + ": not a PEM CA bundle (" + describe(ec) + ")";
-            return false;
+            return fail(files_.client_ca + ": not a PEM CA bundle (" + describe(ec) + ")");
         }
         ctx->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert, ec);
     }
@@ -116,27 +113,27 @@ bool TlsContextProvider::install(const Contents& c, std::string& error) {
         loaded_ = c;
     }
     metrics_.certificate_reloaded(expires);
-    return true;
+    return done();
 }
 
-bool TlsContextProvider::load(std::string& error) {
-    Contents c;
-    return read_files(c, error) && install(c, error);
+Status TlsContextProvider::load() {
+    const Result<Contents> contents = read_files();
+    if (!contents) return fail(contents.error());
+    return install(*contents);
 }
 
 void TlsContextProvider::poll() {
-    Contents c;
-    std::string error;
-    if (!read_files(c, error)) {
-        // A mounted Secret is swapped through a symlink: a file can be
-        // missing for a moment. Keep serving and look again next time.
-        return;
-    }
+    const Result<Contents> contents = read_files();
+    // A mounted Secret is swapped through a symlink: a file can be missing
+    // for a moment. Keep serving and look again next time.
+    if (!contents) return;
+    const Contents& c = *contents;
     {
         std::lock_guard lock(mutex_);
         if (c == loaded_ || c == last_failed_) return;
     }
-    if (install(c, error)) {
+    const Status installed = install(c);
+    if (installed) {
         Log::instance().info("serving certificate reloaded", {{"cert", files_.cert}});
         return;
     }
@@ -145,7 +142,7 @@ void TlsContextProvider::poll() {
         last_failed_ = c;
     }
     metrics_.certificate_reload_failed();
-    Log::instance().error("serving certificate not reloaded; the previous one keeps serving", {{"reason", error}});
+    Log::instance().error("serving certificate not reloaded; the previous one keeps serving", {{"reason", installed.error()}});
 }
 
 std::shared_ptr<ssl::context> TlsContextProvider::current() const {

@@ -5,6 +5,8 @@
 
 #include "metrics.hpp"
 
+#include "model_image_webhook/result.hpp"
+
 #include <boost/asio/ssl/context.hpp>
 
 #include <memory>
@@ -23,9 +25,8 @@ class TlsContextProvider {
 public:
     TlsContextProvider(TlsFiles files, Metrics& metrics) : files_(std::move(files)), metrics_(metrics) {}
 
-    // The first load; false with error set when the files do not make a
-    // serving context.
-    bool load(std::string& error);
+    // The first load: a failure when the files do not make a serving context.
+    Status load();
 
     // Re-reads the files; loads them when their contents changed. Reports a
     // pair that fails once, until the files change again.
@@ -38,8 +39,8 @@ private:
         std::string cert, key, client_ca;
         bool operator==(const Contents& o) const { return cert == o.cert && key == o.key && client_ca == o.client_ca; }
     };
-    bool read_files(Contents& out, std::string& error) const;
-    bool install(const Contents& contents, std::string& error);
+    Result<Contents> read_files() const;
+    Status install(const Contents& contents);
 
     TlsFiles files_;
     Metrics& metrics_;

@@ -24,14 +24,13 @@ TEST_CASE("listen addresses are HOST:PORT with an IP address", "[listener]") {
     };
     for (const auto& c : cases) {
         INFO(c.text);
-        boost::asio::ip::tcp::endpoint endpoint;
-        std::string error;
-        CHECK(parse_listen_address(c.text, endpoint, error) == c.ok);
+        const auto endpoint = parse_listen_address(c.text);
+        CHECK(endpoint.ok() == c.ok);
         if (c.ok) {
-            CHECK(endpoint.address().to_string() == c.address);
-            CHECK(endpoint.port() == c.port);
+            CHECK(endpoint->address().to_string() == c.address);
+            CHECK(endpoint->port() == c.port);
         } else {
-            CHECK_FALSE(error.empty());
+            CHECK_FALSE(endpoint.error().empty());
         }
     }
 }
@@ -55,11 +54,13 @@ TEST_CASE("the API URL is https://HOST[:PORT]", "[kube_client]") {
     };
     for (const auto& c : cases) {
         INFO(c.url);
-        KubeApiConfig config;
-        CHECK(parse_api_url(c.url, config) == c.ok);
+        const auto config = parse_api_url(c.url);
+        CHECK(config.ok() == c.ok);
         if (c.ok) {
-            CHECK(config.host == c.host);
-            CHECK(config.port == c.port);
+            CHECK(config->host == c.host);
+            CHECK(config->port == c.port);
+        } else {
+            CHECK_THAT(config.error(), Catch::Contains("is not https://HOST[:PORT]"));
         }
     }
 }
