@@ -1,3 +1,9 @@
+// One connection's life as one state machine (handshaking, waiting, reading,
+// answering), with every deadline, limit and budget it is held to. It is kept
+// in one file, over the 400 lines others keep to, because its states share
+// the connection's buffers and deadlines and read best in the order a
+// connection goes through them; the pieces that stand alone (framing checks,
+// the request body type) are at the top.
 #include "session.hpp"
 
 #include "log.hpp"
