@@ -147,13 +147,23 @@ TEST_CASE("ModelArtifact rules", "[policy_model_artifact]") {
         cases.push_back({"an unchanged spec is never re-judged", request(Operation::update, v), config("v1.20.0"), true, "", {}});
     }
     cases.push_back({"a changed spec is refused", request(Operation::update, image_source(kPinned)), config(), false, "spec-immutable",
-                     {"spec: Forbidden", "immutable", "create a new ModelArtifact"}});
+                     {"spec: Invalid value: \"object\": field is immutable", "create a new ModelArtifact"}});
+    {
+        auto v = image_source(kPinned);
+        v.expected_digest_set = true;
+        cases.push_back({"expectedDigest on an image source", request(Operation::create, v), config(), false, "expected-digest-forbidden",
+                         {"spec.expectedDigest: Forbidden", "anchors hub sources only", "remove the field"}});
+    }
     cases.push_back({"delete is allowed", request(Operation::remove, image_source("r.io/qwen:v1")), config("banana"), true, "", {}});
     cases.push_back({"connect is allowed", request(Operation::connect, image_source("")), config(), true, "", {}});
 
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
             const Decision d = judge_model_artifact(c.req, c.config);
+            if (c.rules == "spec-immutable") {
+                REQUIRE(d.causes.size() == 1);
+                CHECK(d.causes[0].type == CauseType::field_value_invalid);  // as ValidateImmutableField gives it
+            }
             INFO("message: " << d.message);
             CHECK(d.allowed == c.allowed);
             CHECK(d.rule_annotation() == c.rules);

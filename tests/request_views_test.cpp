@@ -139,3 +139,38 @@ TEST_CASE("fields of the wrong type are named with their path", "[request_views]
         }
     }
 }
+
+TEST_CASE("a spec is unchanged when only zero values came or went, at any depth", "[request_views]") {
+    struct Case {
+        const char* name;
+        std::string spec;
+        std::string old_spec;
+        bool unchanged;
+    };
+    const std::string base = R"({"source":{"huggingFace":{"repo":"q","revision":"main"}},"allowPatterns":["*.json"]})";
+    const std::vector<Case> cases = {
+        {"identical", base, base, true},
+        {"members in another order", R"({"allowPatterns":["*.json"],"source":{"huggingFace":{"revision":"main","repo":"q"}}})", base, true},
+        {"revision: \"\" added by a client", R"({"source":{"image":{"reference":"r","revision":""}}})", R"({"source":{"image":{"reference":"r"}}})", true},
+        {"null beside absent", R"({"source":{"image":{"reference":"r"}},"expectedDigest":null})", R"({"source":{"image":{"reference":"r"}}})", true},
+        {"an empty list beside absent", R"({"source":{"image":{"reference":"r"}},"allowPatterns":[]})", R"({"source":{"image":{"reference":"r"}}})", true},
+        {"an empty object beside null", R"({"source":{"image":{"reference":"r"},"huggingFace":{}}})", R"({"source":{"image":{"reference":"r"},"huggingFace":null}})", true},
+        {"zeros nested deep", R"({"source":{"image":{"reference":"r","opts":{"a":{"b":[],"c":0,"d":false}}}}})", R"({"source":{"image":{"reference":"r"}}})", true},
+        {"a value changed deep inside", R"({"source":{"huggingFace":{"repo":"q","revision":"v2"}},"allowPatterns":["*.json"]})", base, false},
+        {"a list element changed", R"({"source":{"huggingFace":{"repo":"q","revision":"main"}},"allowPatterns":["*.bin"]})", base, false},
+        {"a list grew", R"({"source":{"huggingFace":{"repo":"q","revision":"main"}},"allowPatterns":["*.json",""]})", base, false},
+        {"a member removed that held a value", R"({"source":{"huggingFace":{"repo":"q"}},"allowPatterns":["*.json"]})", base, false},
+        {"zero beside a value of another type", R"({"source":{"image":{"reference":"r"}},"x":0})", R"({"source":{"image":{"reference":"r"}},"x":""})", false},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Read r;
+            read(r, R"({"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1","kind":"ModelArtifact"},"operation":"UPDATE","object":{"spec":)" + c.spec +
+                        R"(},"oldObject":{"spec":)" + c.old_spec + "}}",
+                 Endpoint::validate);
+            REQUIRE_FALSE(r.error);
+            REQUIRE(r.req.model_artifact);
+            CHECK(r.req.model_artifact->spec_unchanged == c.unchanged);
+        }
+    }
+}

@@ -60,7 +60,10 @@ struct ModelArtifactView {
     std::string_view reference_value;  // when reference is a string
     bool allow_patterns_set = false;  // anything but absent, null, [] or ""
     bool ignore_patterns_set = false;
-    bool spec_unchanged = false;  // UPDATE: spec equals oldObject's spec
+    bool expected_digest_set = false;  // spec.expectedDigest, anything but absent, null or ""
+    // UPDATE: spec equals oldObject's spec, a member that is absent counting
+    // as equal to one that holds its zero value (null, "", 0, false, [], {}).
+    bool spec_unchanged = false;
 };
 
 struct AdmissionRequest {

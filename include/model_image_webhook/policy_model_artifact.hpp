@@ -13,6 +13,8 @@ inline constexpr Rule kPatternsForbidden{"patterns-forbidden", "spec.allowPatter
 inline constexpr Rule kReferenceRequired{"reference-required", "spec.source.image.reference", "422 Invalid",
                                          "the image source has no reference, or it is empty or not a string"};
 inline constexpr Rule kSpecImmutable{"spec-immutable", "spec", "422 Invalid", "an UPDATE changes the spec of a ModelArtifact, which is an identity"};
+inline constexpr Rule kExpectedDigestForbidden{"expected-digest-forbidden", "spec.expectedDigest", "422 Invalid",
+                                               "expectedDigest is set on an image source, whose identity is its reference's digest"};
 inline constexpr Rule kApiserverFloor{"apiserver-floor", "spec.source.image, or the workload", "422 Invalid on a ModelArtifact, 403 Forbidden on a workload",
                                       "an image delivery while the apiserver is older than 1.35, or its version is unknown or unreadable"};
 

@@ -97,11 +97,13 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
             // A stored object is never re-judged: a rule added later must not
             // strand it. Only a change of spec is refused.
             if (view.spec_unchanged) return allow();
+            // apimachinery's ValidateImmutableField words it "field is immutable",
+            // which GitOps tools look for to recreate the object.
             return invalid(req.kind.group, req.kind.kind, req.name,
-                           {field_forbidden("spec",
-                                            "the spec of a ModelArtifact is immutable, because the artifact is an identity: "
-                                            "create a new ModelArtifact with the new spec and point the workloads at it",
-                                            kSpecImmutable)});
+                           {field_invalid("spec", "object",
+                                          "field is immutable: a ModelArtifact is an identity, so its spec cannot change; "
+                                          "create a new ModelArtifact with the new spec and point the workloads at it",
+                                          kSpecImmutable)});
         case Operation::create:
             break;
     }
@@ -113,6 +115,12 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
     if (view.sources_present.front() != "image") return allow();
 
     check_patterns(view, errors);
+    if (view.expected_digest_set) {
+        errors.push_back(field_forbidden("spec.expectedDigest",
+                                         "expectedDigest anchors hub sources only; an image's identity is the digest in spec.source.image.reference: "
+                                         "remove the field",
+                                         kExpectedDigestForbidden));
+    }
     check_reference(view, config, errors, warnings);
     if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) {
         errors.push_back(field_forbidden("spec.source.image", floor, kApiserverFloor));

@@ -308,7 +308,7 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 
 }  // namespace
 
-Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& w, const PolicyConfig& config) {
+Decision render_model_delivery(const AdmissionRequest& /*req: routed by applies()*/, const WorkloadView& w, const PolicyConfig& config) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
     if (w.opt_in_label != kOptInValue) return allow();
     if (!w.has_model_image || w.model_image.empty()) {
