@@ -17,6 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto v = miw::parse_kube_version(text);
     if (v && (v->major < 0 || v->minor < 0)) std::abort();
     const std::size_t half = size / 2;
-    (void)miw::node_floor_problem({text.substr(0, half), text.substr(half)});
+    static const miw::PolicyConfig defaults;
+    (void)miw::node_floor_problem({text.substr(0, half), text.substr(half)}, defaults.runtime_floors);
+    (void)miw::parse_runtime_floor(text);
     return 0;
 }

@@ -7,6 +7,9 @@ using namespace miw;
 
 namespace {
 
+const PolicyConfig kDefaults;  // containerd 2.1 only
+
+
 PodSpecView spec_with_image_volume() {
     PodSpecView spec;
     spec.pointer = "/spec";
@@ -111,7 +114,7 @@ TEST_CASE("node versions against both floors", "[policy_node]") {
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.kubelet << " / " << c.runtime) {
-            const std::string problem = node_floor_problem({c.kubelet, c.runtime});
+            const std::string problem = node_floor_problem({c.kubelet, c.runtime}, kDefaults.runtime_floors);
             if (std::string_view(c.problem).empty()) CHECK(problem.empty());
             else CHECK_THAT(problem, Catch::Contains(c.problem));
         }
@@ -132,11 +135,11 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
     PodSpecView no_image = pinned_old;
     no_image.volumes.clear();
 
-    SECTION("a node that meets both floors") { CHECK(judge_pinned_pod(pod_request(), pod(pinned_new), &nodes).allowed); }
-    SECTION("an unpinned Pod is not checked") { CHECK(judge_pinned_pod(pod_request(), pod(unpinned), &nodes).allowed); }
-    SECTION("a Pod without an image volume is not checked") { CHECK(judge_pinned_pod(pod_request(), pod(no_image), &nodes).allowed); }
+    SECTION("a node that meets both floors") { CHECK(judge_pinned_pod(pod_request(), pod(pinned_new), &nodes, kDefaults).allowed); }
+    SECTION("an unpinned Pod is not checked") { CHECK(judge_pinned_pod(pod_request(), pod(unpinned), &nodes, kDefaults).allowed); }
+    SECTION("a Pod without an image volume is not checked") { CHECK(judge_pinned_pod(pod_request(), pod(no_image), &nodes, kDefaults).allowed); }
     SECTION("an old node names the node, the versions and both floors") {
-        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_old), &nodes);
+        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_old), &nodes, kDefaults);
         CHECK_FALSE(d.allowed);
         CHECK(d.code == 403);
         CHECK(d.reason == "Forbidden");
@@ -147,20 +150,74 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
               "newer: pin the Pod to a node that meets both, or upgrade the node");
     }
     SECTION("a node that does not exist") {
-        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_missing), &nodes);
+        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_missing), &nodes, kDefaults);
         CHECK_FALSE(d.allowed);
         CHECK(d.rule_annotation() == "node-not-found");
         CHECK_THAT(d.message, Catch::Contains("\"gpu-gone\", which does not exist (looked up in --nodes nodes.yaml)"));
     }
     SECTION("no node source at all") {
-        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_new), nullptr);
+        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_new), nullptr, kDefaults);
         CHECK(d.rule_annotation() == "node-not-found");
     }
     SECTION("a lookup that fails says why") {
         UnavailableNodes unavailable;
-        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_new), &unavailable);
+        const Decision d = judge_pinned_pod(pod_request(), pod(pinned_new), &unavailable, kDefaults);
         CHECK_FALSE(d.allowed);
         CHECK(d.rule_annotation() == "node-unavailable");
         CHECK_THAT(d.message, Catch::Contains("could not be checked (the Kubernetes API did not answer within 2s)"));
     }
+}
+
+TEST_CASE("--runtime-floor sets which runtimes may run image volumes, and from which version", "[policy_node]") {
+    PolicyConfig crio;
+    crio.set_runtime_floor(*parse_runtime_floor("cri-o=1.31"));
+    PolicyConfig newer_containerd;
+    newer_containerd.set_runtime_floor(*parse_runtime_floor("containerd=2.2"));
+    struct Case {
+        const char* name;
+        const PolicyConfig& config;
+        const char* runtime;
+        const char* problem;  // a fragment, or "" when the node is fine
+    };
+    const Case cases[] = {
+        {"cri-o admitted from its floor", crio, "cri-o://1.31.0", ""},
+        {"cri-o above its floor", crio, "cri-o://1.33.2", ""},
+        {"cri-o below its floor", crio, "cri-o://1.30.4", "its cri-o 1.30.4 is older than 1.31"},
+        {"containerd keeps 2.1 beside cri-o", crio, "containerd://2.1.0", ""},
+        {"containerd below 2.1 beside cri-o", crio, "containerd://2.0.5", "its containerd 2.0.5 is older than 2.1"},
+        {"another runtime still refused", crio, "docker://27.0", "not containerd or cri-o"},
+        {"containerd's floor raised", newer_containerd, "containerd://2.1.6", "its containerd 2.1.6 is older than 2.2"},
+        {"containerd's floor raised, met", newer_containerd, "containerd://2.2.0", ""},
+        {"cri-o without a floor", kDefaults, "cri-o://1.33.0", "not containerd"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const std::string problem = node_floor_problem({"v1.35.0", c.runtime}, c.config.runtime_floors);
+            if (std::string_view(c.problem).empty()) CHECK(problem.empty());
+            else CHECK_THAT(problem, Catch::Contains(c.problem));
+        }
+    }
+    CHECK(newer_containerd.runtime_floors.size() == 1);  // replaced, not added
+    CHECK(crio.runtime_floors.size() == 2);
+}
+
+TEST_CASE("runtime floors are read as RUNTIME=VERSION", "[policy_node]") {
+    CHECK(parse_runtime_floor("cri-o=1.31")->runtime == "cri-o");
+    CHECK(parse_runtime_floor("cri-o=v1.31.2")->floor == KubeVersion{1, 31});
+    CHECK_FALSE(parse_runtime_floor("cri-o"));
+    CHECK_FALSE(parse_runtime_floor("=1.31"));
+    CHECK_FALSE(parse_runtime_floor("cri-o=new"));
+    CHECK_FALSE(parse_runtime_floor("CRI O=1.31"));
+}
+
+TEST_CASE("a refusal names every accepted runtime's floor", "[policy_node]") {
+    PolicyConfig crio;
+    crio.set_runtime_floor(*parse_runtime_floor("cri-o=1.31"));
+    StaticNodeSource nodes("--nodes nodes.yaml");
+    nodes.add("gpu-docker", {"v1.35.1", "docker://27.0"});
+    PodSpecView spec = spec_with_image_volume();
+    spec.node_name = "gpu-docker";
+    const Decision d = judge_pinned_pod(pod_request(), pod(spec), &nodes, crio);
+    CHECK_FALSE(d.allowed);
+    CHECK_THAT(d.message, Catch::Contains("image volumes need kubelet 1.35 or newer and containerd 2.1 or newer or cri-o 1.31 or newer"));
 }

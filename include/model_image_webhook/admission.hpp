@@ -99,9 +99,27 @@ struct ApiserverVersion {
     static ApiserverVersion from_text(std::string_view text);
 };
 
+// Image volumes are in containerd from 2.1.0-beta.0.
+inline constexpr KubeVersion kContainerdFloor{2, 1};
+
+// A container runtime whose Nodes may run image volumes, and the oldest
+// version that can (--runtime-floor RUNTIME=VERSION).
+struct RuntimeFloor {
+    std::string runtime;  // as Node status.nodeInfo.containerRuntimeVersion names it: "containerd", "cri-o"
+    KubeVersion floor;
+};
+
+// "cri-o=1.31"; nullopt for anything else.
+std::optional<RuntimeFloor> parse_runtime_floor(std::string_view text);
+
 struct PolicyConfig {
     ApiserverVersion apiserver;
     DigestAlgorithms digest_algorithms;
+    // containerd 2.1 unless a --runtime-floor names it; a runtime not here is refused.
+    std::vector<RuntimeFloor> runtime_floors{{"containerd", kContainerdFloor}};
+
+    // Sets a runtime's floor, replacing any it had.
+    void set_runtime_floor(RuntimeFloor floor);
 };
 
 }  // namespace miw

@@ -13,7 +13,6 @@
 
 namespace miw {
 
-inline constexpr KubeVersion kContainerdFloor{2, 1};
 
 inline constexpr Rule kNodeFloor{"node-floor", "spec.nodeName (or the node the Pod is pinned to)", "403 Forbidden",
                                  "the Pod mounts an image volume and is pinned to a node whose kubelet is older than 1.35 or whose runtime cannot run it"};
@@ -29,9 +28,9 @@ std::optional<std::string_view> pinned_node(const PodSpecView& spec);
 bool mounts_image_volume(const PodSpecView& spec);
 
 // Why the node cannot run image volumes; empty when it can.
-std::string node_floor_problem(const NodeInfo& info);
+std::string node_floor_problem(const NodeInfo& info, const std::vector<RuntimeFloor>& runtime_floors);
 
 // The decision for a Pod sent to /validate. nodes may be null: no Node is known.
-Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes);
+Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config);
 
 }  // namespace miw

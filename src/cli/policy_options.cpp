@@ -6,7 +6,10 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
     options.add_options()
         ("kube-version", "apiserver version the decisions assume, e.g. v1.35.0", cxxopts::value<std::string>()->default_value(default_kube_version))
         ("digest-algorithms", "digest algorithms a pinned reference may use: sha256, sha512 or both, comma-separated",
-         cxxopts::value<std::string>()->default_value("sha256"));
+         cxxopts::value<std::string>()->default_value("sha256"))
+        ("runtime-floor", "RUNTIME=VERSION: a container runtime whose Nodes may run image volumes, from that version (repeatable; "
+                          "containerd=2.1 unless one names containerd), e.g. cri-o=1.31",
+         cxxopts::value<std::vector<std::string>>());
 }
 
 Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, const std::string& kube_version) {
@@ -19,6 +22,13 @@ Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, con
     const auto digest = parse_digest_algorithms(algorithms);
     if (!digest) return fail("--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512");
     config.digest_algorithms = *digest;
+    if (parsed.count("runtime-floor")) {
+        for (const std::string& text : parsed["runtime-floor"].as<std::vector<std::string>>()) {
+            const auto floor = parse_runtime_floor(text);
+            if (!floor) return fail("--runtime-floor \"" + text + "\" is not RUNTIME=VERSION, e.g. cri-o=1.31 or containerd=2.1");
+            config.set_runtime_floor(*floor);
+        }
+    }
     return config;
 }
 

@@ -58,6 +58,28 @@ std::optional<DigestAlgorithms> parse_digest_algorithms(std::string_view text) {
     return out;
 }
 
+std::optional<RuntimeFloor> parse_runtime_floor(std::string_view text) {
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos || equals == 0) return std::nullopt;
+    const std::string_view runtime = text.substr(0, equals);
+    for (char c : runtime) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_')) return std::nullopt;
+    }
+    const auto version = parse_kube_version(text.substr(equals + 1));
+    if (!version) return std::nullopt;
+    return RuntimeFloor{std::string(runtime), *version};
+}
+
+void PolicyConfig::set_runtime_floor(RuntimeFloor floor) {
+    for (auto& f : runtime_floors) {
+        if (f.runtime == floor.runtime) {
+            f.floor = floor.floor;
+            return;
+        }
+    }
+    runtime_floors.push_back(std::move(floor));
+}
+
 ApiserverVersion ApiserverVersion::from_text(std::string_view text) {
     return ApiserverVersion{std::string(text), parse_kube_version(text)};
 }

@@ -12,7 +12,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.model_artifact) return judge_model_artifact(req, config);
             break;
         case RuleSet::pinned_pod:
-            if (req.workload) return judge_pinned_pod(req, *req.workload, nodes);
+            if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
             break;
         case RuleSet::delivery:
             if (req.workload) return render_model_delivery(req, *req.workload, config);

@@ -44,7 +44,7 @@ bool mounts_image_volume(const PodSpecView& spec) {
     return false;
 }
 
-std::string node_floor_problem(const NodeInfo& info) {
+std::string node_floor_problem(const NodeInfo& info, const std::vector<RuntimeFloor>& runtime_floors) {
     std::string problems;
     auto note = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
     const auto kubelet = parse_kube_version(info.kubelet_version);
@@ -56,21 +56,28 @@ std::string node_floor_problem(const NodeInfo& info) {
     const std::string_view runtime = info.container_runtime_version;
     const std::size_t scheme_end = runtime.find("://");
     const std::string_view scheme = runtime.substr(0, scheme_end);
-    if (scheme_end == std::string_view::npos || scheme != "containerd") {
-        note("its container runtime is " + (runtime.empty() ? std::string("not reported") : quote_value(runtime, 64)) + ", not containerd");
+    const RuntimeFloor* floor = nullptr;
+    for (const auto& f : runtime_floors) {
+        if (scheme_end != std::string_view::npos && f.runtime == scheme) floor = &f;
+    }
+    if (floor == nullptr) {
+        std::string accepted;
+        for (const auto& f : runtime_floors) accepted += (accepted.empty() ? "" : " or ") + f.runtime;
+        note("its container runtime is " + (runtime.empty() ? std::string("not reported") : quote_value(runtime, 64)) + ", not " +
+             (accepted.empty() ? std::string("a runtime with a --runtime-floor") : accepted));
     } else {
         const std::string_view version = runtime.substr(scheme_end + 3);
         const auto parsed = parse_kube_version(version);
         if (!parsed) {
-            note("its containerd version " + quote_value(version, 64) + " cannot be read");
-        } else if (!parsed->at_least(kContainerdFloor)) {
-            note("its containerd " + std::string(version) + " is older than " + kContainerdFloor.to_string());
+            note("its " + floor->runtime + " version " + quote_value(version, 64) + " cannot be read");
+        } else if (!parsed->at_least(floor->floor)) {
+            note("its " + floor->runtime + " " + std::string(version) + " is older than " + floor->floor.to_string());
         }
     }
     return problems;
 }
 
-Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes) {
+Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config) {
     // A Pod CREATE, routed here by applies().
     if (pod.pod_specs.empty()) return allow();
     const PodSpecView& spec = pod.pod_specs.front();
@@ -78,7 +85,9 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
     const auto node = pinned_node(spec);
     if (!node) return allow();  // the scheduler picks the node; nothing to check yet
 
-    const std::string floors = "image volumes need kubelet " + kImageVolumeKubeFloor.to_string() + " or newer and containerd " + kContainerdFloor.to_string() + " or newer";
+    std::string runtimes;
+    for (const auto& f : config.runtime_floors) runtimes += (runtimes.empty() ? "" : " or ") + f.runtime + " " + f.floor.to_string() + " or newer";
+    const std::string floors = "image volumes need kubelet " + kImageVolumeKubeFloor.to_string() + " or newer and " + runtimes;
     const std::string who = "Pod " + quote_value(req.name, 253) + " mounts an image volume and is pinned to node " + quote_value(*node, 253);
     const NodeLookup found = nodes ? nodes->lookup(*node) : NodeLookup{};
     switch (found.status) {
@@ -91,7 +100,7 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
         case NodeLookupStatus::found:
             break;
     }
-    const std::string problem = node_floor_problem(found.info);
+    const std::string problem = node_floor_problem(found.info, config.runtime_floors);
     if (problem.empty()) return allow();
     return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + "; " + floors +
                          ": pin the Pod to a node that meets both, or upgrade the node",
