@@ -168,7 +168,7 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
     }
 }
 
-TEST_CASE("--runtime-floor sets which runtimes may run image volumes, and from which version", "[policy_node]") {
+TEST_CASE("runtime floors set which runtimes may run image volumes, and from which version", "[policy_node]") {
     PolicyConfig crio;
     crio.set_runtime_floor(*parse_runtime_floor("cri-o=1.31"));
     PolicyConfig newer_containerd;
