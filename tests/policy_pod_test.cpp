@@ -151,7 +151,7 @@ TEST_CASE("existing delivery pieces are corrected, never duplicated", "[policy_p
         {"the delivery as rendered", {model_volume(kRef)}, {mount("gpustack-model", right, true)}, ""},
         {"the delivery after pullPolicy defaulting", {model_volume(kRef, "IfNotPresent")}, {mount("gpustack-model", right, true)}, ""},
         {"another image", {other_image}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
-        {"pullPolicy Always", {with_policy_always}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
+        {"pullPolicy Always, the same reference: left alone", {with_policy_always}, {mount("gpustack-model", right, true)}, ""},
         {"a second volume source", {with_extra_source}, {mount("gpustack-model", right, true)}, R"([{"op":"replace","path":"/spec/volumes/0","value":)" + kVolume + "}]"},
         {"a read-write mount", {model_volume(kRef)}, {mount("gpustack-model", right, false)},
          R"([{"op":"replace","path":"/spec/containers/0/volumeMounts/0","value":)" + kMount + "}]"},
@@ -257,8 +257,13 @@ TEST_CASE("warnings say what could not be cleaned", "[policy_pod]") {
         std::vector<std::string> warnings;
     };
     const std::vector<Case> cases = {
-        {"envFrom", {}, {}, true, {"container \"c\": envFrom is not inspected; HF_* or proxy variables may still come from it"}},
-        {"--revision inside sh -c", {arg("vllm serve /m --revision main")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
+        {"envFrom", {}, {}, true, {"container \"c\": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it"}},
+        {"--revision inside sh -c", {arg("vllm serve /m --revision main")}, {}, false,
+         {"container \"c\": a --revision inside a shell string is not removed",
+          "container \"c\": the model named inside a shell string is not rewritten, so the engine will still look for it on the hub; run the engine in exec "
+          "form (command and args as lists), or point it at /var/lib/gpustack/model"}},
+        {"--download-dir inside sh -c", {}, {arg("sh"), arg("-c"), arg("python3 -m sglang.launch_server --model-path /var/lib/gpustack/model --download-dir /d")},
+         false, {"container \"c\": a --download-dir inside a shell string is not removed"}},
         {"--revision= inside a shell string", {arg("x;--revision=main")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
         {"--revision quoted in a shell string", {arg("exec vllm \"--revision\" x")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},
         {"--revision inside the command's script", {}, {arg("sh"), arg("-c"), arg("run --revision x")}, false,
@@ -332,8 +337,9 @@ TEST_CASE("refusals of opted-in objects", "[policy_pod]") {
         CHECK(d.code == 403);
         CHECK(d.rule_annotation() == "two-weight-sources");
         CHECK(d.message ==
-              "container \"vllm\" (spec.template.spec.containers[1]) mounts volume \"weights\" at /var/lib/gpustack/model: that is a second source of weights "
-              "beside the model image; remove that mount, or remove the label gpustack.ai/model-delivery to keep the volume instead of the image");
+              "container \"vllm\" (spec.template.spec.containers[1]) mounts volume \"weights\" at /var/lib/gpustack/model itself: that is a second source of "
+              "weights beside the model image; remove that mount or move it elsewhere, or remove the label gpustack.ai/model-delivery to keep the volume "
+              "instead of the image");
     }
     SECTION("an emptyDir at the model path is a cache, not a second source") {
         PodSpecView cache = spec_at();
@@ -378,4 +384,61 @@ TEST_CASE("a tag beside the digest in the annotation is warned about", "[policy_
     CHECK(d.allowed);
     REQUIRE(d.warnings.size() == 1);
     CHECK(d.warnings[0] == "metadata.annotations[gpustack.ai/model-image]: tag \"v1\" is ignored; the digest sha256:9372c470eead... is what is pulled");
+}
+
+TEST_CASE("another volume at, inside or around the model or cache path is a second source of weights", "[policy_pod]") {
+    struct Case {
+        const char* name;
+        const char* mount_path;
+        bool empty_dir;  // an emptyDir at a cache path is a cache, removed
+        const char* says;  // "" when allowed
+    };
+    const std::vector<Case> cases = {
+        {"at the model path", "/var/lib/gpustack/model", false, "at /var/lib/gpustack/model itself"},
+        {"inside the model path", "/var/lib/gpustack/model/lora", false, "at \"/var/lib/gpustack/model/lora\", inside /var/lib/gpustack/model"},
+        {"around the model path", "/var/lib/gpustack", false, "at \"/var/lib/gpustack\", around /var/lib/gpustack/model"},
+        {"around everything", "/", false, "at \"/\", around /var/lib/gpustack/model"},
+        {"at the cache path", "/var/lib/gpustack/model-cache", false, "at /var/lib/gpustack/model-cache itself"},
+        {"inside the cache path", "/var/lib/gpustack/model-cache/hub", false, "at \"/var/lib/gpustack/model-cache/hub\", inside /var/lib/gpustack/model-cache"},
+        {"a lookalike sibling", "/var/lib/gpustack/model-other", false, ""},
+        {"a lookalike prefix", "/var/lib/gpustack/models", false, ""},
+        {"elsewhere", "/data", false, ""},
+        {"an emptyDir at the cache path is a cache", "/var/lib/gpustack/model-cache", true, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PodSpecView s = spec_at();
+            s.has_volumes = true;
+            VolumeView v = c.empty_dir ? empty_dir("other") : VolumeView{};
+            v.name = "other";
+            s.volumes = {v};
+            ContainerView ctr = container("c");
+            ctr.has_volume_mounts = true;
+            ctr.volume_mounts = {mount("other", c.mount_path)};
+            s.containers = {ctr};
+            const Decision d = render_model_delivery(request(), opted_in({s}), config());
+            if (std::string_view(c.says).empty()) {
+                CHECK(d.allowed);
+            } else {
+                CHECK_FALSE(d.allowed);
+                CHECK(d.rule_annotation() == "two-weight-sources");
+                CHECK_THAT(d.message, Catch::Contains(std::string("container \"c\" (spec.containers[0]) mounts volume \"other\" ") + c.says));
+            }
+        }
+    }
+    SECTION("a container the annotation does not select may mount what it likes") {
+        PodSpecView s = spec_at();
+        s.has_volumes = true;
+        VolumeView v;
+        v.name = "other";
+        s.volumes = {v};
+        ContainerView side = container("side");
+        side.has_volume_mounts = true;
+        side.volume_mounts = {mount("other", "/var/lib/gpustack")};
+        s.containers = {container("engine"), side};
+        WorkloadView w = opted_in({s});
+        w.has_model_containers = true;
+        w.model_containers = "engine";
+        CHECK(render_model_delivery(request(), w, config()).allowed);
+    }
 }

@@ -38,6 +38,7 @@ struct ArgView {
 
 struct ContainerView {
     std::string_view name;
+    std::string_view image;
     bool has_env = false;  // env present and not null
     std::vector<EnvVarView> env;
     bool has_volume_mounts = false;

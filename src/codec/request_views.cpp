@@ -226,6 +226,7 @@ std::optional<RequestError> read_containers(const Value& spec, std::string_view 
         if (auto e = object_element(item, path)) return e;
         ContainerView c;
         if (auto e = optional_string(&item, "name", path, c.name)) return e;
+        if (auto e = optional_string(&item, "image", path, c.image)) return e;
         if (auto e = read_env(item, path, c)) return e;
         if (auto e = read_mounts(item, path, c)) return e;
         if (const Value* env_from = member(&item, "envFrom")) c.has_env_from = truthy(*env_from);

@@ -1,5 +1,6 @@
 #include "model_image_webhook/policy_pod.hpp"
 
+#include "model_image_webhook/engine_args.hpp"
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/pinned_reference.hpp"
 #include "model_image_webhook/policy_model_artifact.hpp"
@@ -13,11 +14,14 @@ namespace miw {
 
 namespace {
 
-constexpr std::string_view kRevisionFlag = "--revision";
-constexpr std::array<std::string_view, 2> kCachePaths = {"/var/lib/gpustack/model-cache", kModelMountPath};
+constexpr std::string_view kCacheMountPath = "/var/lib/gpustack/model-cache";
+constexpr std::array<std::string_view, 2> kCachePaths = {kCacheMountPath, kModelMountPath};
 constexpr std::array<std::string_view, 2> kCachePrefixes = {"/root/.cache/huggingface", "/root/.cache/modelscope"};
 constexpr std::array<std::string_view, 5> kCacheEnv = {"HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "MODELSCOPE_CACHE"};
-constexpr std::array<std::string_view, 4> kProxyEnv = {"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"};
+// The engines' download environment (design.md 1.2 rule 4), matched in any letter case.
+constexpr std::array<std::string_view, 2> kDownloadEnvPrefixes = {"HF_", "MODELSCOPE_"};
+constexpr std::array<std::string_view, 9> kDownloadEnv = {"HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "VLLM_USE_MODELSCOPE",
+                                                          "SGLANG_USE_MODELSCOPE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"};
 
 template <class List>
 bool contains(const List& list, std::string_view item) {
@@ -54,9 +58,11 @@ bool equals_ignoring_case(std::string_view a, std::string_view upper) {
 }
 
 bool is_stripped_env(std::string_view name) {
-    if (name.size() >= 3 && equals_ignoring_case(name.substr(0, 3), "HF_")) return true;
-    for (std::string_view proxy : kProxyEnv) {
-        if (equals_ignoring_case(name, proxy)) return true;
+    for (std::string_view prefix : kDownloadEnvPrefixes) {
+        if (name.size() >= prefix.size() && equals_ignoring_case(name.substr(0, prefix.size()), prefix)) return true;
+    }
+    for (std::string_view download : kDownloadEnv) {
+        if (equals_ignoring_case(name, download)) return true;
     }
     return false;
 }
@@ -93,11 +99,9 @@ std::vector<std::string_view> cache_volumes(const PodSpecView& spec) {
     return out;
 }
 
-bool volume_is_the_delivery(const VolumeView& v, std::string_view reference) {
-    // The apiserver defaults pullPolicy to IfNotPresent after mutation, so a
-    // mutated Pod carries it.
-    return v.image && v.only_image_source && v.image_reference == reference && (v.image_pull_policy.empty() || v.image_pull_policy == "IfNotPresent");
-}
+// Whatever its pullPolicy: the apiserver defaults it to IfNotPresent after
+// mutation, and Never is how air-gapped nodes with preloaded images run.
+bool volume_is_the_delivery(const VolumeView& v, std::string_view reference) { return v.image && v.only_image_source && v.image_reference == reference; }
 
 bool mount_is_the_delivery(const VolumeMountView& m) {
     return m.name == kModelVolume && m.mount_path == kModelMountPath && m.read_only && !m.has_other_settings;
@@ -114,54 +118,15 @@ const std::string& model_mount_json() {
     return json;
 }
 
-// Indices of "--revision VALUE" and "--revision=VALUE" in argv from `start`.
-std::vector<std::size_t> revision_indices(const std::vector<ArgView>& argv, std::size_t start) {
-    std::vector<std::size_t> out;
-    for (std::size_t i = start; i < argv.size(); ++i) {
-        const ArgView& a = argv[i];
-        if (!a.is_string) continue;
-        if (a.text == kRevisionFlag) {
-            out.push_back(i);
-            if (i + 1 < argv.size()) out.push_back(++i);
-        } else if (a.text.rfind("--revision=", 0) == 0) {
-            out.push_back(i);
-        }
-    }
-    return out;
-}
-
-bool shell_word_boundary(char c, bool after) {
-    switch (c) {
-        case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': case '"': case '\'': case ';': case '&': case '|': return true;
-        case '(': return !after;
-        case ')': case '=': return after;
-        default: return false;
-    }
-}
-
-// "--revision" as a word inside a longer string, as in sh -c "vllm serve ... --revision x".
-bool mentions_revision_in_shell_string(std::string_view text) {
-    if (text == kRevisionFlag || text.rfind("--revision=", 0) == 0) return false;
-    for (std::size_t at = text.find(kRevisionFlag); at != std::string_view::npos; at = text.find(kRevisionFlag, at + 1)) {
-        const std::size_t end = at + kRevisionFlag.size();
-        const bool before_ok = at == 0 || shell_word_boundary(text[at - 1], false);
-        const bool after_ok = end == text.size() || shell_word_boundary(text[end], true);
-        if (before_ok && after_ok) return true;
-    }
-    return false;
-}
-
 void add_warning(std::vector<std::string>& warnings, std::string warning) {
     if (!contains(warnings, warning)) warnings.push_back(std::move(warning));
 }
 
 void container_warnings(const ContainerView& c, std::vector<std::string>& warnings) {
-    const std::string who = "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": ";
-    if (c.has_env_from) add_warning(warnings, who + "envFrom is not inspected; HF_* or proxy variables may still come from it");
-    bool shell = false;
-    for (const auto& a : c.args) shell = shell || (a.is_string && mentions_revision_in_shell_string(a.text));
-    for (std::size_t i = 1; i < c.command.size(); ++i) shell = shell || (c.command[i].is_string && mentions_revision_in_shell_string(c.command[i].text));
-    if (shell) add_warning(warnings, who + "a --revision inside a shell string is not removed");
+    if (c.has_env_from) {
+        add_warning(warnings, "container \"" + std::string(utf8_prefix(c.name, 63)) +
+                                  "\": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it");
+    }
 }
 
 std::vector<std::string_view> selected_container_names(const WorkloadView& w) {
@@ -184,25 +149,54 @@ std::string container_field_path(const PodSpecView& spec, std::string_view field
     return spec.field_path + "." + std::string(field) + "[" + std::to_string(index) + "]";
 }
 
-// A mount at /var/lib/gpustack/model of a volume that is neither the model
-// volume nor a cache: the Pod would have two sources of weights.
-std::string second_weight_source(const PodSpecView& spec, const std::vector<std::string_view>& cache) {
-    std::string found;
-    auto check = [&](const std::vector<ContainerView>& list, std::string_view field) {
-        for (std::size_t i = 0; i < list.size() && found.empty(); ++i) {
-            for (const auto& m : list[i].volume_mounts) {
-                if (clean_path(m.mount_path) != kModelMountPath || m.name == kModelVolume || contains(cache, m.name)) continue;
-                found = "container \"" + std::string(utf8_prefix(list[i].name, 63)) + "\" (" + container_field_path(spec, field, i) + ") mounts volume \"" +
-                        std::string(utf8_prefix(m.name, 63)) + "\" at " + std::string(kModelMountPath) +
-                        ": that is a second source of weights beside the model image; remove that mount, or remove the label " + std::string(kOptInLabel) +
-                        " to keep the volume instead of the image";
-                return;
+// How a mount path stands to a protected path: at it, inside it, or around it
+// (a parent, which would hide it); nowhere otherwise.
+enum class Overlap { none, at, inside, around };
+
+Overlap overlap(std::string_view mount, std::string_view guarded) {
+    mount = clean_path(mount);
+    if (mount.empty()) return Overlap::none;
+    if (mount == guarded) return Overlap::at;
+    const auto under = [](std::string_view path, std::string_view parent) {
+        return parent == "/" ? path.size() > 1 : path.size() > parent.size() && path.substr(0, parent.size()) == parent && path[parent.size()] == '/';
+    };
+    if (under(mount, guarded)) return Overlap::inside;
+    if (under(guarded, mount)) return Overlap::around;
+    return Overlap::none;
+}
+
+std::string_view to_string(Overlap o) {
+    switch (o) {
+        case Overlap::at: return "at";
+        case Overlap::inside: return "inside";
+        case Overlap::around: return "around";
+        case Overlap::none: break;
+    }
+    return "";
+}
+
+// In a selected container, a mount of another volume at, inside or around the
+// model path (or of a non-cache volume at, inside or around the cache path)
+// is a second source of weights beside the image.
+std::string second_weight_source(const PodSpecView& spec, const std::vector<std::string_view>& cache, const std::vector<std::string_view>& names) {
+    for (std::size_t i = 0; i < spec.containers.size(); ++i) {
+        const ContainerView& c = spec.containers[i];
+        if (!names.empty() && !contains(names, c.name)) continue;
+        for (const auto& m : c.volume_mounts) {
+            if (m.name == kModelVolume || contains(cache, m.name)) continue;
+            for (std::string_view guarded : {kModelMountPath, kCacheMountPath}) {
+                const Overlap o = overlap(m.mount_path, guarded);
+                if (o == Overlap::none) continue;
+                const std::string where = o == Overlap::at ? std::string(guarded) + " itself"
+                                                           : quote_value(clean_path(m.mount_path), 256) + ", " + std::string(to_string(o)) + " " + std::string(guarded);
+                return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\" (" + container_field_path(spec, "containers", i) + ") mounts volume \"" +
+                       std::string(utf8_prefix(m.name, 63)) + "\" at " + where +
+                       ": that is a second source of weights beside the model image; remove that mount or move it elsewhere, "
+                       "or remove the label " + std::string(kOptInLabel) + " to keep the volume instead of the image";
             }
         }
-    };
-    check(spec.init_containers, "initContainers");
-    check(spec.containers, "containers");
-    return found;
+    }
+    return {};
 }
 
 // Adds index i of a list of n to the indices to remove; the first one makes
@@ -272,19 +266,40 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
     }
 }
 
-void render_container(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch) {
+// Replacements first (by the original indices), then removals from the
+// highest index down, then what is appended.
+void render_argv(const ContainerView& c, const std::string& base, const ArgvEdits& edits, JsonPatch& patch) {
+    for (const auto& r : edits.replacements) {
+        patch.replace(pointer_child(pointer_child(base, r.in_command ? "command" : "args"), r.index), json_string(r.value));
+    }
+    patch.remove_indices(base, "args", edits.args_removed);
+    patch.remove_indices(base, "command", edits.command_removed);
+    if (edits.appended_args.empty()) return;
+    const std::string args = base + "/args";
+    if (c.args.empty()) {
+        std::string list = "[";
+        for (const auto& a : edits.appended_args) list += (list.size() > 1 ? "," : "") + json_string(a);
+        patch.add(args, list + "]");
+        return;
+    }
+    for (const auto& a : edits.appended_args) patch.add(args + "/-", json_string(a));
+}
+
+void render_container(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch,
+                      std::vector<std::string>& warnings) {
     render_mounts(c, base, selected, cache, patch);
     std::vector<std::size_t> env_gone;
     for (std::size_t j = 0; j < c.env.size(); ++j) {
         if (is_stripped_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
     }
     patch.remove_indices(base, "env", env_gone);
-    patch.remove_indices(base, "args", revision_indices(c.args, 0));
-    patch.remove_indices(base, "command", revision_indices(c.command, 1));
+    const ArgvEdits edits = plan_argv_edits(c, selected);
+    render_argv(c, base, edits, patch);
+    for (const auto& w : edits.warnings) add_warning(warnings, w);
 }
 
 void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
-                     const std::vector<std::string_view>& names, JsonPatch& patch) {
+                     const std::vector<std::string_view>& names, JsonPatch& patch, std::vector<std::string>& warnings) {
     render_volumes(spec, cache, reference, patch);
     // One JSON pointer buffer for every container of a list: ".../containers/" and its index.
     std::string base;
@@ -296,11 +311,11 @@ void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view
         return base;
     };
     for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
-        render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch);
+        render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch, warnings);
     }
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const bool selected = names.empty() || contains(names, spec.containers[i].name);
-        render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch);
+        render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch, warnings);
     }
 }
 
@@ -327,9 +342,9 @@ Decision render_model_delivery(const AdmissionRequest& /*req: routed by applies(
     JsonPatch patch;
     for (const PodSpecView& spec : w.pod_specs) {
         const std::vector<std::string_view> cache = cache_volumes(spec);
-        if (std::string second = second_weight_source(spec, cache); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
-        render_pod_spec(spec, cache, w.model_image, names, patch);
+        if (std::string second = second_weight_source(spec, cache, names); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
         for_each_container(spec, [&](const ContainerView& c) { container_warnings(c, warnings); });
+        render_pod_spec(spec, cache, w.model_image, names, patch, warnings);
         for (std::string_view name : names) {
             const bool known = std::any_of(spec.containers.begin(), spec.containers.end(), [&](const ContainerView& c) { return c.name == name; });
             if (!known) {

@@ -27,7 +27,9 @@ BINARY, FIXTURES = sys.argv[1], sys.argv[2]
 REF = "registry.example.com/gpustack/models/qwen2.5-7b-instruct@sha256:" + "9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4"
 MOUNT_PATH = "/var/lib/gpustack/model"
 CACHE_ENV = ("HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "MODELSCOPE_CACHE")
-PROXY_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
+DOWNLOAD_ENV = ("HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "VLLM_USE_MODELSCOPE", "SGLANG_USE_MODELSCOPE",
+                "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
+DOWNLOAD_FLAGS = ("--revision", "--tokenizer-revision", "--code-revision", "--download-dir")
 
 # ------------------------------------------------------------- schemas
 
@@ -90,20 +92,75 @@ def cache_volume_names(spec):
     return out
 
 
-def without_revision(argv):
+def without_download_flags(argv):
     out, i = [], 0
     while i < len(argv):
-        if argv[i] == "--revision":
+        if argv[i] in DOWNLOAD_FLAGS:
             i += 2
             continue
-        if not (isinstance(argv[i], str) and argv[i].startswith("--revision=")):
+        if not (isinstance(argv[i], str) and any(argv[i].startswith(f + "=") for f in DOWNLOAD_FLAGS)):
             out.append(argv[i])
         i += 1
     return out
 
 
+def stripped_env(name):
+    upper = name.upper()
+    return upper.startswith("HF_") or upper.startswith("MODELSCOPE_") or upper in DOWNLOAD_ENV
+
+
+def point_engine_at_mount(c):
+    """design.md 1.2 rule 5a, written out again: the model argument of vllm
+    serve, vLLM's api_server module or SGLang's launch_server becomes the mount."""
+    command, args = list(c.get("command") or []), list(c.get("args") or [])
+    words = command + args
+    image_repo = c.get("image", "").split("@")[0]
+    if ":" in image_repo.rsplit("/", 1)[-1]:
+        image_repo = image_repo.rsplit(":", 1)[0]
+    engine, after = None, 0
+    if not command and image_repo.endswith("vllm-openai"):
+        engine, after = "vllm-serve", 0
+    elif command and command[0].rsplit("/", 1)[-1] == "vllm" and len(words) > 1 and words[1] == "serve":
+        engine, after = "vllm-serve", 2
+    elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
+        for i in range(1, len(words) - 1):
+            if words[i] == "-m":
+                engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang"}.get(words[i + 1])
+                after = i + 2
+                break
+    if engine is None:
+        return
+    flags = ("--model-path", "--model") if engine == "sglang" else ("--model",)
+    at, old, joined = None, None, None
+    if engine == "vllm-serve" and after < len(words) and isinstance(words[after], str) and words[after] and not words[after].startswith("-"):
+        at, old = after, words[after]
+    else:
+        for i in range(after, len(words)):
+            w = words[i]
+            if not isinstance(w, str):
+                continue
+            hit = [f for f in flags if w == f and i + 1 < len(words)]
+            if hit:
+                at, old = i + 1, words[i + 1]
+                break
+            hit = [f for f in flags if w.startswith(f + "=")]
+            if hit:
+                at, old, joined = i, w[len(hit[0]) + 1:], hit[0]
+                break
+    if at is None or old.rstrip("/") == MOUNT_PATH:
+        return
+    words[at] = joined + "=" + MOUNT_PATH if joined else MOUNT_PATH
+    if not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
+        words += ["--served-model-name", old]
+    if c.get("command") is not None:
+        c["command"] = words[:len(command)]
+    if words[len(command):] or c.get("args") is not None:
+        c["args"] = words[len(command):]
+
+
 def right_volume(v, ref):
-    return v == {"name": "gpustack-model", "image": {"reference": ref}} or v == {"name": "gpustack-model", "image": {"reference": ref, "pullPolicy": "IfNotPresent"}}
+    """The same reference, whatever its pullPolicy."""
+    return v.get("name") == "gpustack-model" and set(v) == {"name", "image"} and v["image"].get("reference") == ref and set(v["image"]) <= {"reference", "pullPolicy"}
 
 
 def render(spec, ref, names):
@@ -123,12 +180,15 @@ def render(spec, ref, names):
             if c.get("volumeMounts") is not None:
                 c["volumeMounts"] = [m for m in c["volumeMounts"] if m.get("name") not in cache]
             if c.get("env") is not None:
-                c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and (e["name"].upper().startswith("HF_") or e["name"].upper() in PROXY_ENV))]
+                c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and stripped_env(e["name"]))]
+            selected = field == "containers" and (not names or c.get("name") in names)
+            if selected:
+                point_engine_at_mount(c)
             if c.get("args") is not None:
-                c["args"] = without_revision(c["args"])
+                c["args"] = without_download_flags(c["args"])
             if c.get("command"):
-                c["command"] = c["command"][:1] + without_revision(c["command"][1:])
-            if field == "containers" and (not names or c.get("name") in names):
+                c["command"] = c["command"][:1] + without_download_flags(c["command"][1:])
+            if selected:
                 mounts = c.get("volumeMounts") or []
                 ours = [j for j, m in enumerate(mounts) if m.get("name") == "gpustack-model"]
                 if not ours:
@@ -210,7 +270,7 @@ def check_shape(ops):
         path = op["path"]
         assert op["op"] in ("add", "remove", "replace"), op
         if op["op"] == "replace":
-            assert re.search(r"/(volumes|volumeMounts)/\d+$", path), "replaces only a volume or a mount: %s" % path
+            assert re.search(r"/(volumes|volumeMounts|args|command)/\d+$", path), "replaces only a volume, a mount or a model argument: %s" % path
         m = re.match(r"^(.*)/(\d+)$", path)
         if op["op"] == "remove" and m:
             base, index = m.group(1), int(m.group(2))
@@ -320,6 +380,43 @@ case("an emptyDir named gpustack-model is replaced", "Pod", wrap("Pod", "emptydi
 case("the defaulted pullPolicy is the delivery", "Pod", wrap("Pod", "defaulted", {
     "volumes": [{"name": "gpustack-model", "image": {"reference": REF, "pullPolicy": "IfNotPresent"}}],
     "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
+case("pullPolicy Never (air-gapped, preloaded) is the delivery", "Pod", wrap("Pod", "never", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF, "pullPolicy": "Never"}}],
+    "containers": [{"name": "c", "image": "i", "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
+case("the whole download environment goes", "Pod", wrap("Pod", "download-env", {"containers": [{"name": "c", "image": "i", "env": [
+    {"name": "HUGGING_FACE_HUB_TOKEN", "value": "x"}, {"name": "MODELSCOPE_API_TOKEN", "value": "x"}, {"name": "modelscope_cache", "value": "/m"},
+    {"name": "VLLM_USE_MODELSCOPE", "value": "True"}, {"name": "SGLANG_USE_MODELSCOPE", "value": "true"}, {"name": "TRANSFORMERS_CACHE", "value": "/t"},
+    {"name": "VLLM_PORT", "value": "8000"}]}]}))
+case("the four download flags, both forms", "Pod", wrap("Pod", "download-flags", {"containers": [{"name": "c", "image": "i", "command": ["server"],
+    "args": ["--download-dir", "/d", "--tokenizer-revision=x", "--code-revision", "c", "--revision=r", "--port", "8000", "--download-directory", "keep"]}]}))
+for name, container in [
+    ("vllm serve with a positional model", {"command": ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--port", "8000"]}),
+    ("vllm serve split over command and args", {"command": ["vllm"], "args": ["serve", "Qwen/Qwen2.5-7B-Instruct", "--download-dir", "/d"]}),
+    ("vllm serve --model X", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct"]}),
+    ("vllm serve --model=X", {"command": ["/usr/local/bin/vllm", "serve", "--model=Qwen/Qwen2.5-7B-Instruct", "--tensor-parallel-size", "2"]}),
+    ("the api_server module", {"command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct"]}),
+    ("sglang --model-path", {"command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "30000"]}),
+    ("sglang --model", {"command": ["python", "-m", "sglang.launch_server"], "args": ["--model=Qwen/Qwen2.5-7B-Instruct"]}),
+    ("the vllm-openai image's entrypoint", {"image": "vllm/vllm-openai:v0.8.5", "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]}),
+    ("--served-model-name already given", {"command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name", "qwen"]}),
+    ("--served-model-name= already given", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name=qwen"]}),
+]:
+    c = {"name": "engine", "image": "vllm/vllm-openai:v0.8.5"}
+    c.update(container)
+    case("the engine reads the mount: " + name, "Pod", wrap("Pod", "engine", {"containers": [c]}), warnings=("now reads /var/lib/gpustack/model",))
+case("the engine already reads the mount", "Pod", wrap("Pod", "engine-mounted", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
+    "containers": [{"name": "e", "image": "vllm/vllm-openai:v0.8.5", "command": ["vllm", "serve", MOUNT_PATH + "/"],
+                    "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
+case("an engine in a shell string is warned about, not edited", "Pod", wrap("Pod", "engine-shell", {"containers": [{"name": "e", "image": "i",
+    "command": ["sh", "-c", "vllm serve Qwen/Qwen2.5-7B-Instruct --download-dir /d"]}]}),
+    warnings=("container \"e\": the model named inside a shell string is not rewritten", "container \"e\": a --download-dir inside a shell string is not removed"))
+case("a hub tokenizer stays, with a warning", "Pod", wrap("Pod", "tokenizer", {"containers": [{"name": "e", "image": "i",
+    "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tokenizer", "Qwen/Qwen2.5-7B-Instruct"]}]}),
+    warnings=("container \"e\": --tokenizer \"Qwen/Qwen2.5-7B-Instruct\" names a hub repository",))
+case("a container not selected keeps its model argument", "Pod", wrap("Pod", "unselected-engine", {"containers": [
+    {"name": "a", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]},
+    {"name": "b", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct"]}]}, {"gpustack.ai/model-containers": "a"}))
 case("cache at the value of MODELSCOPE_CACHE", "Pod", wrap("Pod", "modelscope", {
     "volumes": [{"name": "ms", "emptyDir": {}}],
     "containers": [{"name": "c", "image": "i", "env": [{"name": "MODELSCOPE_CACHE", "value": "/cache/ms/"}], "volumeMounts": [{"name": "ms", "mountPath": "/cache/ms"}]}]}))

@@ -1,0 +1,217 @@
+#include "model_image_webhook/engine_args.hpp"
+
+#include "model_image_webhook/text.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace miw {
+
+namespace {
+
+// command, then args, as one command line: an engine's words may sit in
+// either (command: [vllm], args: [serve, model, ...]).
+struct Word {
+    bool in_command;
+    std::size_t index;
+    const ArgView* arg;
+
+    std::string_view text() const { return arg->is_string ? arg->text : std::string_view(); }
+};
+
+std::vector<Word> command_line(const ContainerView& c) {
+    std::vector<Word> out;
+    out.reserve(c.command.size() + c.args.size());
+    for (std::size_t i = 0; i < c.command.size(); ++i) out.push_back({true, i, &c.command[i]});
+    for (std::size_t i = 0; i < c.args.size(); ++i) out.push_back({false, i, &c.args[i]});
+    return out;
+}
+
+std::string_view basename(std::string_view path) {
+    const std::size_t slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool is_python(std::string_view program) {
+    const std::string_view name = basename(program);
+    return name == "python" || name.rfind("python3", 0) == 0;
+}
+
+// The image's repository, without registry, tag or digest: "vllm/vllm-openai".
+std::string_view repository_of(std::string_view image) {
+    image = image.substr(0, image.find('@'));
+    const std::size_t slash = image.rfind('/');
+    const std::size_t colon = image.rfind(':');
+    if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) image = image.substr(0, colon);
+    return image;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool shell_word_boundary(char c, bool after) {
+    switch (c) {
+        case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': case '"': case '\'': case ';': case '&': case '|': return true;
+        case '(': return !after;
+        case ')': case '=': return after;
+        default: return false;
+    }
+}
+
+// `word` standing as a word inside a longer string, as in sh -c "vllm serve ... --revision x".
+bool mentions_in_shell_string(std::string_view text, std::string_view word) {
+    if (text == word || text.rfind(std::string(word) + "=", 0) == 0) return false;
+    for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
+        const std::size_t end = at + word.size();
+        const bool before_ok = at == 0 || shell_word_boundary(text[at - 1], false);
+        const bool after_ok = end == text.size() || shell_word_boundary(text[end], true);
+        if (before_ok && after_ok) return true;
+    }
+    return false;
+}
+
+enum class Engine { none, vllm_serve, vllm_api_server, sglang };
+
+struct Invocation {
+    Engine engine = Engine::none;
+    std::size_t after = 0;  // the first word after the engine's own words
+    bool positional_model = false;  // vllm serve takes the model as its first argument
+};
+
+Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
+    if (c.command.empty()) {
+        // The vllm-openai image's entrypoint is `vllm serve`: its args start with the model.
+        if (ends_with(repository_of(c.image), "vllm-openai")) return {Engine::vllm_serve, 0, true};
+        return {};
+    }
+    const std::string_view program = words[0].text();
+    if (basename(program) == "vllm" && words.size() > 1 && words[1].text() == "serve") return {Engine::vllm_serve, 2, true};
+    if (is_python(program)) {
+        for (std::size_t i = 1; i + 1 < words.size(); ++i) {
+            if (words[i].text() != "-m") continue;
+            const std::string_view module = words[i + 1].text();
+            if (module == "vllm.entrypoints.openai.api_server") return {Engine::vllm_api_server, i + 2, false};
+            if (module == "sglang.launch_server") return {Engine::sglang, i + 2, false};
+            return {};
+        }
+    }
+    return {};
+}
+
+// Where a flag's value is: the word after "--flag", or inside "--flag=value".
+struct FlagValue {
+    std::size_t word = 0;
+    std::string_view flag;
+    std::string_view value;
+    bool joined = false;  // "--flag=value"
+};
+
+std::optional<FlagValue> find_flag(const std::vector<Word>& words, std::size_t from, std::initializer_list<std::string_view> names) {
+    for (std::size_t i = from; i < words.size(); ++i) {
+        const std::string_view text = words[i].text();
+        for (std::string_view name : names) {
+            if (text == name && i + 1 < words.size() && words[i + 1].arg->is_string) return FlagValue{i + 1, name, words[i + 1].text(), false};
+            if (text.size() > name.size() && text.rfind(name, 0) == 0 && text[name.size()] == '=') {
+                return FlagValue{i, name, text.substr(name.size() + 1), true};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// A shell string that starts an engine: whitespace inside, the engine's words
+// among it, and no mention of the mount.
+bool runs_engine_in_shell_string(std::string_view text) {
+    if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
+    return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
+           text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos;
+}
+
+std::string_view without_trailing_slash(std::string_view path) {
+    while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+    return path;
+}
+
+bool is_path(std::string_view value) { return !value.empty() && (value.front() == '/' || value.front() == '.' || value.front() == '~'); }
+
+void remove_word(ArgvEdits& edits, const Word& w) {
+    auto& list = w.in_command ? edits.command_removed : edits.args_removed;
+    if (std::find(list.begin(), list.end(), w.index) == list.end()) list.push_back(w.index);
+}
+
+void add_warning(std::vector<std::string>& warnings, std::string warning) {
+    if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
+}
+
+void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, const std::string& who, ArgvEdits& edits) {
+    // The program itself (command[0]) is never a flag.
+    const std::size_t first = c.command.empty() ? 0 : 1;
+    for (std::size_t i = first; i < words.size(); ++i) {
+        const std::string_view text = words[i].text();
+        for (std::string_view flag : kDownloadFlags) {
+            if (text == flag) {
+                remove_word(edits, words[i]);
+                if (i + 1 < words.size()) remove_word(edits, words[++i]);
+                break;
+            }
+            if (text.size() > flag.size() && text.rfind(flag, 0) == 0 && text[flag.size()] == '=') {
+                remove_word(edits, words[i]);
+                break;
+            }
+            if (mentions_in_shell_string(text, flag)) add_warning(edits.warnings, who + "a " + std::string(flag) + " inside a shell string is not removed");
+        }
+    }
+    std::sort(edits.args_removed.begin(), edits.args_removed.end());
+    std::sort(edits.command_removed.begin(), edits.command_removed.end());
+}
+
+void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, const std::string& who, ArgvEdits& edits) {
+    const Invocation run = recognise(words, c);
+    if (run.engine == Engine::none) {
+        for (const Word& w : words) {
+            if (runs_engine_in_shell_string(w.text())) {
+                add_warning(edits.warnings, who + "the model named inside a shell string is not rewritten, so the engine will still look for it on the hub; "
+                                                  "run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
+                break;
+            }
+        }
+        return;
+    }
+    std::optional<FlagValue> model;
+    if (run.positional_model && run.after < words.size() && words[run.after].arg->is_string && !words[run.after].text().empty() &&
+        words[run.after].text().front() != '-') {
+        model = FlagValue{run.after, {}, words[run.after].text(), false};
+    } else if (run.engine == Engine::sglang) {
+        model = find_flag(words, run.after, {"--model-path", "--model"});
+    } else {
+        model = find_flag(words, run.after, {"--model"});
+    }
+    if (model && without_trailing_slash(model->value) != kModelMountPath) {
+        const Word& at = words[model->word];
+        edits.replacements.push_back({at.in_command, at.index, model->joined ? std::string(model->flag) + "=" + std::string(kModelMountPath) : std::string(kModelMountPath)});
+        const bool named = find_flag(words, 0, {"--served-model-name"}).has_value();
+        if (!named) edits.appended_args = {"--served-model-name", std::string(model->value)};
+        add_warning(edits.warnings, who + "the model argument " + quote_value(model->value, 128) + " now reads " + std::string(kModelMountPath) +
+                                        (named ? "; clients keep the --served-model-name already given"
+                                               : "; --served-model-name " + quote_value(model->value, 128) + " is added so clients keep calling it by that name"));
+    }
+    if (const auto tokenizer = find_flag(words, run.after, {"--tokenizer", "--tokenizer-path"}); tokenizer && !is_path(tokenizer->value)) {
+        add_warning(edits.warnings, who + std::string(tokenizer->flag) + " " + quote_value(tokenizer->value, 128) +
+                                        " names a hub repository, so the engine will download the tokenizer from the hub; drop the flag to use the "
+                                        "tokenizer in the model image");
+    }
+}
+
+}  // namespace
+
+ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
+    ArgvEdits edits;
+    const std::vector<Word> words = command_line(c);
+    const std::string who = "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": ";
+    plan_download_flags(words, c, who, edits);
+    if (selected) plan_model_argument(words, c, who, edits);
+    return edits;
+}
+
+}  // namespace miw
