@@ -1,0 +1,129 @@
+// The engine's command line: download flags out, the model argument pointed
+// at the mount, in every form vLLM and SGLang are started in exec form.
+#include "model_image_webhook/engine_args.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace miw;
+
+namespace {
+
+std::vector<ArgView> words(const std::vector<std::string>& texts, std::vector<std::string>& storage) {
+    storage = texts;
+    std::vector<ArgView> out;
+    for (const auto& t : storage) out.push_back(ArgView{true, t});
+    return out;
+}
+
+// The command line after the edits, as the patch leaves it: replacements,
+// then removals, then what is appended to args.
+std::vector<std::string> applied(const std::vector<std::string>& command, const std::vector<std::string>& args, const ArgvEdits& e) {
+    std::vector<std::string> c = command, a = args;
+    for (const auto& r : e.replacements) (r.in_command ? c : a)[r.index] = r.value;
+    for (auto it = e.command_removed.rbegin(); it != e.command_removed.rend(); ++it) c.erase(c.begin() + static_cast<long>(*it));
+    for (auto it = e.args_removed.rbegin(); it != e.args_removed.rend(); ++it) a.erase(a.begin() + static_cast<long>(*it));
+    a.insert(a.end(), e.appended_args.begin(), e.appended_args.end());
+    c.insert(c.end(), a.begin(), a.end());
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("every recognised engine form reads the mount, and a second pass changes nothing", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::string image;
+        std::vector<std::string> command;
+        std::vector<std::string> args;
+        std::vector<std::string> after;  // command then args, once edited
+    };
+    const std::string m = "/var/lib/gpustack/model";
+    const std::vector<Case> cases = {
+        {"vllm serve, positional", "vllm/vllm-openai:v0.8.5", {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, {"--port", "8000"},
+         {"vllm", "serve", m, "--port", "8000", "--served-model-name", "meta-llama/Llama-3.1-8B-Instruct"}},
+        {"vllm serve, positional in args", "i", {"vllm"}, {"serve", "Qwen/Qwen2.5-7B-Instruct"}, {"vllm", "serve", m, "--served-model-name", "Qwen/Qwen2.5-7B-Instruct"}},
+        {"vllm serve --model X", "i", {"vllm", "serve"}, {"--model", "Qwen/Q"}, {"vllm", "serve", "--model", m, "--served-model-name", "Qwen/Q"}},
+        {"vllm serve --model=X", "i", {"vllm", "serve", "--model=Qwen/Q"}, {}, {"vllm", "serve", "--model=" + m, "--served-model-name", "Qwen/Q"}},
+        {"the api_server module", "i", {"python3", "-m", "vllm.entrypoints.openai.api_server"}, {"--model", "Qwen/Q"},
+         {"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", m, "--served-model-name", "Qwen/Q"}},
+        {"sglang --model-path", "i", {"python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Q"}, {},
+         {"python3", "-m", "sglang.launch_server", "--model-path", m, "--served-model-name", "Qwen/Q"}},
+        {"sglang --model alias", "i", {"python", "-m", "sglang.launch_server"}, {"--model=Qwen/Q"},
+         {"python", "-m", "sglang.launch_server", "--model=" + m, "--served-model-name", "Qwen/Q"}},
+        {"the vllm-openai image's entrypoint", "docker.io/vllm/vllm-openai:v0.8.5", {}, {"Qwen/Q", "--max-model-len", "8192"},
+         {m, "--max-model-len", "8192", "--served-model-name", "Qwen/Q"}},
+        {"the entrypoint, by digest", "r.io/vllm/vllm-openai@sha256:abc", {}, {"--model", "Qwen/Q"}, {"--model", m, "--served-model-name", "Qwen/Q"}},
+        {"--served-model-name present", "i", {"vllm", "serve", "Qwen/Q", "--served-model-name", "qwen"}, {}, {"vllm", "serve", m, "--served-model-name", "qwen"}},
+        {"--served-model-name= present", "i", {"vllm", "serve", "Qwen/Q"}, {"--served-model-name=qwen"}, {"vllm", "serve", m, "--served-model-name=qwen"}},
+        {"already the mount", "i", {"vllm", "serve", m}, {}, {"vllm", "serve", m}},
+        {"download flags go beside the rewrite", "i", {"vllm", "serve", "Qwen/Q", "--revision", "main"}, {"--download-dir=/d", "--tokenizer-revision", "t"},
+         {"vllm", "serve", m, "--served-model-name", "Qwen/Q"}},
+        {"another program: only the download flags", "i", {"server"}, {"--model", "Qwen/Q", "--code-revision=x"}, {"server", "--model", "Qwen/Q"}},
+        {"another image without a command", "busybox", {}, {"Qwen/Q"}, {"Qwen/Q"}},
+        {"vllm without serve", "i", {"vllm", "bench", "Qwen/Q"}, {}, {"vllm", "bench", "Qwen/Q"}},
+        {"serve then a flag first: --model", "i", {"vllm", "serve", "--port", "8000", "--model", "Qwen/Q"}, {},
+         {"vllm", "serve", "--port", "8000", "--model", m, "--served-model-name", "Qwen/Q"}},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::vector<std::string> command_store, args_store;
+            ContainerView container;
+            container.name = "engine";
+            container.image = c.image;
+            container.command = words(c.command, command_store);
+            container.args = words(c.args, args_store);
+            const ArgvEdits edits = plan_argv_edits(container, true);
+            const std::vector<std::string> after = applied(c.command, c.args, edits);
+            CHECK(after == c.after);
+            // A second pass over the edited command line: nothing more to do.
+            std::vector<std::string> command2(after.begin(), after.begin() + static_cast<long>(std::min(after.size(), c.command.size() - edits.command_removed.size()))),
+                args2(after.begin() + static_cast<long>(command2.size()), after.end());
+            std::vector<std::string> s1, s2;
+            container.command = words(command2, s1);
+            container.args = words(args2, s2);
+            CHECK(plan_argv_edits(container, true).empty());
+        }
+    }
+}
+
+TEST_CASE("what cannot be edited is warned about, naming the container", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::vector<std::string> command;
+        std::vector<std::string> args;
+        bool selected;
+        std::vector<std::string> says;
+    };
+    const std::vector<Case> cases = {
+        {"an engine in a shell string", {"sh", "-c", "vllm serve Qwen/Q --port 8000"}, {}, true, {"container \"e\": the model named inside a shell string is not rewritten"}},
+        {"a download flag in a shell string", {"bash", "-c"}, {"exec vllm serve /var/lib/gpustack/model --download-dir /d"}, true,
+         {"container \"e\": a --download-dir inside a shell string is not removed"}},
+        {"a shell string that already reads the mount", {"sh", "-c", "vllm serve /var/lib/gpustack/model"}, {}, true, {}},
+        {"a hub tokenizer", {"vllm", "serve", "Qwen/Q", "--tokenizer", "Qwen/Q-tok"}, {}, true,
+         {"container \"e\": --tokenizer \"Qwen/Q-tok\" names a hub repository", "now reads /var/lib/gpustack/model"}},
+        {"a tokenizer path is fine", {"vllm", "serve", "/var/lib/gpustack/model", "--tokenizer=/var/lib/gpustack/model"}, {}, true, {}},
+        {"the rewrite says what changed", {"vllm", "serve", "Qwen/Q"}, {}, true,
+         {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added"}},
+        {"a container not selected is not rewritten", {"vllm", "serve", "Qwen/Q"}, {}, false, {}},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::vector<std::string> command_store, args_store;
+            ContainerView container;
+            container.name = "e";
+            container.command = words(c.command, command_store);
+            container.args = words(c.args, args_store);
+            const ArgvEdits edits = plan_argv_edits(container, c.selected);
+            CHECK(edits.warnings.size() == c.says.size());
+            for (const auto& fragment : c.says) {
+                const bool found = std::any_of(edits.warnings.begin(), edits.warnings.end(), [&](const std::string& w) { return w.find(fragment) != std::string::npos; });
+                INFO(fragment);
+                CHECK(found);
+            }
+            if (!c.selected) CHECK(edits.replacements.empty());
+        }
+    }
+}
