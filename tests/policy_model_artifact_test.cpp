@@ -197,3 +197,63 @@ TEST_CASE("the floor message names the floor and every alternative", "[policy_mo
           "volume silently (1.33 and 1.34 keep it only where an administrator has enabled the ImageVolume feature gate); use a huggingFace or modelScope hub "
           "source or a persistentVolumeClaim source instead, or upgrade the cluster to 1.35 or newer");
 }
+
+TEST_CASE("an image source's status keeps the shape upstream writes, by the writers allowed", "[policy_model_artifact]") {
+    const auto status_request = [](ModelArtifactStatusView status, std::string_view user, std::vector<std::string_view> groups = {}) {
+        AdmissionRequest req;
+        req.kind = {"worker.gpustack.ai", "v1alpha1", "ModelArtifact"};
+        req.name = "qwen";
+        req.operation = Operation::update;
+        req.sub_resource = "status";
+        req.model_artifact_status = status;
+        req.user = {user, std::move(groups)};
+        return req;
+    };
+    ModelArtifactStatusView image;
+    image.image_source = true;
+    image.resolved = JsonType::object;
+    ModelArtifactStatusView extra = image;
+    extra.resolved_extra = {"revision", "digests"};
+    ModelArtifactStatusView with_nodes = image;
+    with_nodes.nodes_present = true;
+    ModelArtifactStatusView hub = extra;
+    hub.image_source = false;
+    ModelArtifactStatusView scalar = image;
+    scalar.resolved = JsonType::string;
+    PolicyConfig writers = config();
+    writers.status_writers = {"system:serviceaccount:gpustack-system:gpustack-operator", "group:gpustack-admins"};
+    const std::string operator_account = "system:serviceaccount:gpustack-system:gpustack-operator";
+
+    struct Case {
+        const char* name;
+        AdmissionRequest req;
+        PolicyConfig config;
+        bool allowed;
+        std::string rules;
+        std::vector<std::string> says;
+    };
+    const std::vector<Case> cases = {
+        {"resolvedTime alone", status_request(image, "u"), config(), true, "", {}},
+        {"more than resolvedTime", status_request(extra, "u"), config(), false, "image-status-shape",
+         {"status.resolved.revision: Forbidden", "status.resolved.digests: Forbidden", "only record"}},
+        {"node aggregation", status_request(with_nodes, "u"), config(), false, "image-status-shape", {"status.nodes: Forbidden"}},
+        {"resolved not an object", status_request(scalar, "u"), config(), false, "image-status-shape", {"status.resolved: Invalid value: \"a string\": must be an object holding resolvedTime only"}},
+        {"a hub source's status is its own business", status_request(hub, "u"), config(), true, "", {}},
+        {"the operator's service account", status_request(image, operator_account), writers, true, "", {}},
+        {"a member of a listed group", status_request(image, "alice", {"system:authenticated", "gpustack-admins"}), writers, true, "", {}},
+        {"anyone else", status_request(image, "mallory", {"system:authenticated"}), writers, false, "status-writer",
+         {"\"mallory\" is not among --status-writers", "group:gpustack-admins"}},
+        {"a wrong shape from a listed writer", status_request(extra, operator_account), writers, false, "image-status-shape", {}},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const Decision d = judge_model_artifact_status(c.req, c.config);
+            INFO("message: " << d.message);
+            CHECK(d.allowed == c.allowed);
+            CHECK(d.rule_annotation() == c.rules);
+            if (c.rules == "status-writer") CHECK(d.code == 403);
+            if (c.rules == "image-status-shape") CHECK(d.code == 422);
+            for (const auto& fragment : c.says) CHECK_THAT(d.message, Catch::Contains(fragment));
+        }
+    }
+}

@@ -27,7 +27,9 @@ TEST_CASE("applies routes each request to the rules that judge it", "[rule_scope
         {"a ModelArtifact created", Endpoint::validate, {"worker.gpustack.ai", "v1alpha1", "ModelArtifact"}, Operation::create, "", RuleSet::model_artifact},
         {"a ModelArtifact updated", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::update, "", RuleSet::model_artifact},
         {"a ModelArtifact deleted", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::remove, "", RuleSet::none},
-        {"a ModelArtifact's status", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::update, "status", RuleSet::none},
+        {"a ModelArtifact's status", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::update, "status", RuleSet::model_artifact_status},
+        {"a ModelArtifact's status created", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::create, "status", RuleSet::none},
+        {"another ModelArtifact subresource", Endpoint::validate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::update, "scale", RuleSet::none},
         {"a ModelArtifact sent to mutate", Endpoint::mutate, {"worker.gpustack.ai", "v1", "ModelArtifact"}, Operation::create, "", RuleSet::none},
         {"a kind of the same name in another group", Endpoint::validate, {"example.com", "v1", "ModelArtifact"}, Operation::create, "", RuleSet::none},
         {"a Pod created, validated", Endpoint::validate, {"", "v1", "Pod"}, Operation::create, "", RuleSet::pinned_pod},
@@ -154,7 +156,9 @@ TEST_CASE("the shipped webhook configurations send exactly what applies routes t
         if (s.on_create) routed.insert({path, std::string(s.group), std::string(s.resource), "CREATE"});
         if (s.on_update) routed.insert({path, std::string(s.group), std::string(s.resource), "UPDATE"});
         // and applies() agrees with its own table
-        CHECK(applies(s.endpoint, {s.group, "v1", s.kind}, Operation::create, "") == (s.on_create ? s.rules : RuleSet::none));
+        const std::string_view subresource = s.resource.find('/') == std::string_view::npos ? std::string_view() : s.resource.substr(s.resource.find('/') + 1);
+        CHECK(applies(s.endpoint, {s.group, "v1", s.kind}, Operation::create, subresource) == (s.on_create ? s.rules : RuleSet::none));
+        CHECK(applies(s.endpoint, {s.group, "v1", s.kind}, Operation::update, subresource) == (s.on_update ? s.rules : RuleSet::none));
     }
     for (const Sent& sent : configured) {
         INFO(std::get<0>(sent) << " " << std::get<1>(sent) << "/" << std::get<2>(sent) << " " << std::get<3>(sent));

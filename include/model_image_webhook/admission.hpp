@@ -24,6 +24,7 @@ enum class Endpoint { validate, mutate };
 enum class RuleSet {
     none,  // no rule covers the request: allowed untouched
     model_artifact,  // the ModelArtifact rules (validate)
+    model_artifact_status,  // the rules of a ModelArtifact's status writes (validate, subresource status)
     pinned_pod,  // the node check of Pods pinned to a node (validate)
     delivery,  // the rendering of the model delivery (mutate)
 };
@@ -66,6 +67,21 @@ struct ModelArtifactView {
     bool spec_unchanged = false;
 };
 
+// The status a ModelArtifact's status write brings, as far as its rules read it.
+struct ModelArtifactStatusView {
+    bool image_source = false;  // spec.source.image is set (and no other source judges the status)
+    // Members of status.resolved other than resolvedTime that hold something.
+    std::vector<std::string_view> resolved_extra;
+    JsonType resolved = JsonType::absent;
+    bool nodes_present = false;  // status.nodes holds something
+};
+
+// request.userInfo: who is writing.
+struct UserInfoView {
+    std::string_view username;
+    std::vector<std::string_view> groups;
+};
+
 struct AdmissionRequest {
     std::string_view uid;
     GroupVersionKind kind;
@@ -78,6 +94,8 @@ struct AdmissionRequest {
     // below are read for those rules only.
     RuleSet rules = RuleSet::none;
     std::optional<ModelArtifactView> model_artifact;  // set for a ModelArtifact with an object to judge
+    std::optional<ModelArtifactStatusView> model_artifact_status;  // set for a ModelArtifact status write
+    UserInfoView user;
     std::optional<WorkloadView> workload;  // set for a Pod or a workload kind with pod templates
 };
 
@@ -115,6 +133,9 @@ std::optional<RuntimeFloor> parse_runtime_floor(std::string_view text);
 struct PolicyConfig {
     ApiserverVersion apiserver;
     DigestAlgorithms digest_algorithms;
+    // --status-writers: user names, "group:NAME" entries, or
+    // system:serviceaccount:NS:NAME; empty: any writer passes.
+    std::vector<std::string> status_writers;
     // containerd 2.1 unless a --runtime-floor names it; a runtime not here is refused.
     std::vector<RuntimeFloor> runtime_floors{{"containerd", kContainerdFloor}};
 

@@ -18,7 +18,7 @@ struct RuleScope {
     Endpoint endpoint;
     std::string_view group;
     std::string_view kind;
-    std::string_view resource;  // the plural the configuration's rules list
+    std::string_view resource;  // the plural the configuration's rules list, "/status" for the subresource
     bool on_create;
     bool on_update;
     RuleSet rules;
@@ -28,8 +28,8 @@ struct RuleScope {
 std::span<const RuleScope> rule_scopes();
 
 // The rules for a request at `endpoint`. The version is not looked at (the
-// configurations match Equivalent versions); subresources carry no object the
-// rules read, so a request for one gets none.
+// configurations match Equivalent versions); of the subresources only a
+// ModelArtifact's status is judged.
 RuleSet applies(Endpoint endpoint, const GroupVersionKind& kind, Operation operation, std::string_view subresource);
 
 }  // namespace miw

@@ -7,6 +7,9 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
         ("kube-version", "apiserver version the decisions assume, e.g. v1.35.0", cxxopts::value<std::string>()->default_value(default_kube_version))
         ("digest-algorithms", "digest algorithms a pinned reference may use: sha256, sha512 or both, comma-separated",
          cxxopts::value<std::string>()->default_value("sha256"))
+        ("status-writers", "who may write a ModelArtifact's status: user names, group:NAME, system:serviceaccount:NS:NAME, comma-separated "
+                           "(default: anyone)",
+         cxxopts::value<std::string>()->default_value(""))
         ("runtime-floor", "RUNTIME=VERSION: a container runtime whose Nodes may run image volumes, from that version (repeatable; "
                           "containerd=2.1 unless one names containerd), e.g. cri-o=1.31",
          cxxopts::value<std::vector<std::string>>());
@@ -22,6 +25,16 @@ Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, con
     const auto digest = parse_digest_algorithms(algorithms);
     if (!digest) return fail("--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512");
     config.digest_algorithms = *digest;
+    for (std::string_view rest = parsed["status-writers"].as<std::string>(); !rest.empty();) {
+        const std::size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (item.empty()) continue;
+        if (item == "group:") return fail("--status-writers: \"group:\" names no group; write group:NAME");
+        config.status_writers.emplace_back(item);
+    }
     if (parsed.count("runtime-floor")) {
         for (const std::string& text : parsed["runtime-floor"].as<std::vector<std::string>>()) {
             const auto floor = parse_runtime_floor(text);

@@ -125,6 +125,23 @@ ModelArtifactView read_model_artifact(const Value* object, const Value* old_obje
     return view;
 }
 
+ModelArtifactStatusView read_model_artifact_status(const Value& object) {
+    ModelArtifactStatusView out;
+    const Value* image = member(member(member(&object, "spec"), "source"), "image");
+    out.image_source = image != nullptr && !image->IsNull();
+    const Value* status = member(&object, "status");
+    const Value* resolved = member(status, "resolved");
+    out.resolved = type_of(resolved);
+    if (resolved != nullptr && resolved->IsObject()) {
+        for (auto it = resolved->MemberBegin(); it != resolved->MemberEnd(); ++it) {
+            if (view(it->name) != "resolvedTime" && !zero_value(it->value)) out.resolved_extra.push_back(view(it->name));
+        }
+    }
+    const Value* nodes = member(status, "nodes");
+    out.nodes_present = nodes != nullptr && !zero_value(*nodes);
+    return out;
+}
+
 // ---------------------------------------------------------------- pod specs
 
 // Python-like truthiness: what a typed decoder keeps of an optional field.
@@ -404,6 +421,19 @@ std::optional<RequestError> read_request(const Value* request, Endpoint endpoint
     }
 
     req.rules = applies(endpoint, req.kind, req.operation, req.sub_resource);
+    if (const Value* user = member(request, "userInfo"); user != nullptr && user->IsObject()) {
+        const Path user_path{nullptr, "request.userInfo"};
+        if (auto e = optional_string(user, "username", user_path, req.user.username)) return e;
+        if (const Value* groups = member(user, "groups"); groups != nullptr && groups->IsArray()) {
+            for (const Value& g : groups->GetArray()) {
+                if (g.IsString()) req.user.groups.push_back(view(g));
+            }
+        }
+    }
+    if (req.rules == RuleSet::model_artifact_status) {
+        if (object == nullptr || !object->IsObject()) return RequestError{"request.object is required for a ModelArtifact status UPDATE"};
+        req.model_artifact_status = read_model_artifact_status(*object);
+    }
     if (req.rules == RuleSet::model_artifact) {
         if (object == nullptr || !object->IsObject()) return RequestError{"request.object is required for a ModelArtifact " + std::string(to_string(req.operation))};
         if (req.operation == Operation::update && (old_object == nullptr || !old_object->IsObject())) {

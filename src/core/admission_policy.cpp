@@ -11,6 +11,9 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
         case RuleSet::model_artifact:
             if (req.model_artifact) return judge_model_artifact(req, config);
             break;
+        case RuleSet::model_artifact_status:
+            if (req.model_artifact_status) return judge_model_artifact_status(req, config);
+            break;
         case RuleSet::pinned_pod:
             if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
             break;

@@ -3,6 +3,8 @@
 #include "model_image_webhook/pinned_reference.hpp"
 #include "model_image_webhook/text.hpp"
 
+#include <algorithm>
+
 namespace miw {
 
 namespace {
@@ -67,7 +69,54 @@ void check_reference(const ModelArtifactView& view, const PolicyConfig& config, 
     for (auto& w : check.warnings) warnings.push_back(std::string(kReferenceField) + ": " + w);
 }
 
+// A status writer named in --status-writers: a user name (service accounts
+// are system:serviceaccount:NS:NAME), or group:NAME for any member of a group.
+bool is_status_writer(const UserInfoView& user, const std::vector<std::string>& writers) {
+    constexpr std::string_view kGroup = "group:";
+    for (const std::string& w : writers) {
+        if (w.rfind(kGroup, 0) == 0) {
+            const std::string_view group = std::string_view(w).substr(kGroup.size());
+            if (std::find(user.groups.begin(), user.groups.end(), group) != user.groups.end()) return true;
+        } else if (w == user.username) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
+
+Decision judge_model_artifact_status(const AdmissionRequest& req, const PolicyConfig& config) {
+    if (!config.status_writers.empty() && !is_status_writer(req.user, config.status_writers)) {
+        std::string writers;
+        for (const auto& w : config.status_writers) writers += (writers.empty() ? "" : ", ") + w;
+        return forbidden("the status of a ModelArtifact is written by its operator; " +
+                             (req.user.username.empty() ? std::string("this writer") : quote_value(req.user.username, 253)) +
+                             " is not among --status-writers (" + writers +
+                             "): let the operator write it, or add the writer to the webhook's --status-writers",
+                         kStatusWriter);
+    }
+    const ModelArtifactStatusView& status = *req.model_artifact_status;
+    if (!status.image_source) return allow();
+    std::vector<FieldError> errors;
+    for (std::string_view extra : status.resolved_extra) {
+        errors.push_back(field_forbidden("status.resolved." + std::string(extra),
+                                         "an image source resolves to nothing but its time (status.resolved.resolvedTime): the spec's reference is its "
+                                         "only record, with no revision or digest listing to keep; remove the field",
+                                         kImageStatusShape));
+    }
+    if (status.resolved != JsonType::object && status.resolved != JsonType::absent && status.resolved != JsonType::null) {
+        errors.push_back(field_invalid("status.resolved", std::string(to_string(status.resolved)),
+                                       "must be an object holding resolvedTime only, for an image source", kImageStatusShape));
+    }
+    if (status.nodes_present) {
+        errors.push_back(field_forbidden("status.nodes",
+                                         "an image source has no per-node aggregation: each node's kubelet pulls the image itself; remove the field",
+                                         kImageStatusShape));
+    }
+    if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
+    return allow();
+}
 
 std::string apiserver_floor_problem(const ApiserverVersion& apiserver) {
     const std::string floor = kImageVolumeKubeFloor.to_string();

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const Rule* kRegistry[] = {
     &kSourceExactlyOne, &kPatternsForbidden, &kReferenceRequired, &kReferenceTooLong, &kReferencePattern, &kReferenceInvalid,
-    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden,    &kTwoWeightSources, &kNodeFloor,
+    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kNodeFloor,
     &kNodeNotFound,     &kNodeUnavailable,   &kMalformedRequest,  &kInternalError,
 };
 

@@ -117,7 +117,9 @@ def the_validating_webhooks_send_artifacts_and_pinned_pods_with_image_volumes():
     artifacts = by_name["modelartifacts.model-image-webhook.gpustack.ai"]
     assert artifacts["clientConfig"]["service"]["path"] == "/validate"
     assert artifacts["rules"] == [{"apiGroups": ["worker.gpustack.ai"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"],
-                                   "resources": ["modelartifacts"], "scope": "*"}]
+                                   "resources": ["modelartifacts"], "scope": "*"},
+                                  {"apiGroups": ["worker.gpustack.ai"], "apiVersions": ["*"], "operations": ["UPDATE"],
+                                   "resources": ["modelartifacts/status"], "scope": "*"}]
     pods = by_name["pinned-pods.model-image-webhook.gpustack.ai"]
     assert pods["clientConfig"]["service"]["path"] == "/validate"
     assert pods["rules"][0]["resources"] == ["pods"] and pods["rules"][0]["operations"] == ["CREATE"]
