@@ -454,7 +454,8 @@ if len(sys.argv) > 3:
         obj, kind = request.get("object"), request.get("kind", {}).get("kind")
         labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
         ref = ((obj or {}).get("metadata") or {}).get("annotations", {}).get("gpustack.ai/model-image", "")
-        if kind in POD_SPEC_PATHS and labels.get("gpustack.ai/model-delivery") == "image" and "@sha256:" in ref and "two-weight" not in path:
+        if kind in POD_SPEC_PATHS and labels.get("gpustack.ai/model-delivery") == "image" and "@sha256:" in ref and "two-weight" not in path \
+                and "mount-inside-model" not in path:  # the refused ones
             changes = normalized(expected_object(kind, obj)) != normalized(obj)
             case("example %s" % os.path.basename(path), kind, obj, expect_patch=changes)
 

@@ -147,7 +147,7 @@ def objects_the_webhook_never_sees_are_skipped():
     skipped = {o["name"]: o["message"] for o in doc["objects"] if o["verdict"] == "skipped"}
     assert set(skipped) == {"web", "vllm-settings"} and code == 0, skipped
     assert "no label gpustack.ai/model-delivery: image" in skipped["web"]
-    assert doc["summary"] == {"objects": 4, "allowed": 2, "denied": 0, "skipped": 2, "errors": 0}
+    assert doc["summary"] == {"objects": 5, "allowed": 3, "denied": 0, "skipped": 2, "errors": 0}
 
 
 @test
@@ -163,11 +163,11 @@ def junit_output_is_xml_with_a_testcase_per_object():
     code, out, _ = run("--output", "junit", "examples/manifests")
     root = ET.fromstring(out)
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 15, len(cases)
+    assert len(cases) == 16, len(cases)
     failures = [c for c in cases if c.find("failure") is not None]
     skipped = [c for c in cases if c.find("skipped") is not None]
     assert len(failures) == 4 and len(skipped) == 5
-    assert root.get("tests") == "15" and root.get("failures") == "4" and root.get("skipped") == "5"
+    assert root.get("tests") == "16" and root.get("failures") == "4" and root.get("skipped") == "5"
     names = [c.get("name") for c in failures]
     assert "ModelArtifact gpustack/qwen2-5-7b-latest" in names
     assert failures[0].find("failure").get("type") in ("digest-required", "patterns-forbidden", "node-floor", "two-weight-sources")
@@ -228,7 +228,7 @@ def test_and_review_agree_on_every_example():
             if o["patched"]:
                 assert review(o["kind"], group, version, o["patched"], "validate")["allowed"] is True
         checked += 1
-    assert checked == 10, checked
+    assert checked == 11, checked
 
 
 harness.run_tests(TESTS, "test command")
