@@ -5,7 +5,7 @@
 
 FROM debian:12 AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends g++ cmake ninja-build binutils rapidjson-dev libyaml-cpp-dev \
+ && apt-get install -y --no-install-recommends g++ cmake ninja-build binutils rapidjson-dev libyaml-dev pkg-config \
       libcxxopts-dev libboost-dev libssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src

@@ -5,7 +5,7 @@ packages=(
   g++ cmake ninja-build     # toolchain
   libboost-dev libssl-dev openssl   # HTTPS server (Boost.Beast, OpenSSL) and certificates
   rapidjson-dev             # AdmissionReview codec
-  libyaml-cpp-dev           # YAML manifests and Node files
+  libyaml-dev pkg-config    # YAML manifests and Node files (libyaml, as kubectl reads YAML)
   libcxxopts-dev            # command line
   catch2                    # unit tests
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests

@@ -15,7 +15,9 @@ std::string only_json(std::string_view yaml) {
 }
 }  // namespace
 
-TEST_CASE("plain scalars are typed by the YAML 1.2 core schema", "[yaml_loader]") {
+// Each case: the YAML, and the JSON kubectl sends for it (go-yaml v2's
+// resolver, then sigs.k8s.io/yaml's conversion, which turns keys into strings).
+TEST_CASE("scalars resolve as go-yaml v2 resolves them, as kubectl reads YAML", "[yaml_loader]") {
     struct Case {
         const char* yaml;
         const char* json;
@@ -24,45 +26,88 @@ TEST_CASE("plain scalars are typed by the YAML 1.2 core schema", "[yaml_loader]"
         {"v: 1", R"({"v":1})"},
         {"v: -17", R"({"v":-17})"},
         {"v: +17", R"({"v":17})"},
+        {"defaultMode: 0755", R"({"defaultMode":493})"},
         {"v: 007", R"({"v":7})"},
+        {"v: 08", R"({"v":8})"},  // not octal: read as the float 8
         {"v: 0o17", R"({"v":15})"},
         {"v: 0x1F", R"({"v":31})"},
+        {"v: -0x10", R"({"v":-16})"},
+        {"v: 0b101", R"({"v":5})"},
+        {"v: 1_000", R"({"v":1000})"},
+        {"v: 1_0.5", R"({"v":10.5})"},
         {"v: 1.5", R"({"v":1.5})"},
         {"v: .5", R"({"v":0.5})"},
-        {"v: 1.", R"({"v":1.0})"},
-        {"v: -2.5e3", R"({"v":-2.5e3})"},
-        {"v: 1e3", R"({"v":1e3})"},
+        {"v: 1.", R"({"v":1})"},
+        {"v: 1.0", R"({"v":1})"},
+        {"v: -2.5e3", R"({"v":-2500})"},
+        {"v: 1e3", R"({"v":1000})"},
+        {"v: 1e21", R"({"v":1e+21})"},
+        {"v: 1.5e-7", R"({"v":1.5e-7})"},
+        {"v: 9223372036854775807", R"({"v":9223372036854775807})"},
+        {"v: 18446744073709551615", R"({"v":18446744073709551615})"},
+        {"v: 18446744073709551616", R"({"v":18446744073709552000})"},
         {"v: true", R"({"v":true})"},
         {"v: False", R"({"v":false})"},
         {"v: TRUE", R"({"v":true})"},
-        {"v: yes", R"({"v":"yes"})"},
-        {"v: on", R"({"v":"on"})"},
+        {"v: yes", R"({"v":true})"},
+        {"v: No", R"({"v":false})"},
+        {"v: on", R"({"v":true})"},
+        {"v: OFF", R"({"v":false})"},
+        {"v: y", R"({"v":true})"},
+        {"v: n", R"({"v":false})"},
+        {"v: yES", R"({"v":"yES"})"},
         {"v: ~", R"({"v":null})"},
         {"v: null", R"({"v":null})"},
+        {"v: NULL", R"({"v":null})"},
         {"v:", R"({"v":null})"},
-        {"v: .inf", R"({"v":".inf"})"},
         {"v: 1.35", R"({"v":1.35})"},
         {"v: v1.35.0", R"({"v":"v1.35.0"})"},
         {"v: 0x", R"({"v":"0x"})"},
-        {"v: 1_000", R"({"v":"1_000"})"},
-        {"v: 12:30", R"({"v":"12:30"})"},
+        {"v: 12:30", R"({"v":"12:30"})"},  // no sexagesimal in go-yaml
+        {"v: 2026-12-01", R"({"v":"2026-12-01"})"},  // timestamps stay strings
+        {"v: 2026-12-01T10:00:00Z", R"({"v":"2026-12-01T10:00:00Z"})"},
         {"v: '1'", R"({"v":"1"})"},
         {"v: \"true\"", R"({"v":"true"})"},
+        {"v: '0755'", R"({"v":"0755"})"},
         {"v: !!str 5", R"({"v":"5"})"},
+        {"v: !!str yes", R"({"v":"yes"})"},
         {"v: !!int \"5\"", R"({"v":5})"},
+        {"v: !!float 1", R"({"v":1})"},
+        {"v: !!bool \"on\"", R"({"v":true})"},
+        {"v: !custom 5", R"({"v":"5"})"},
+        {"v: ! 5", R"({"v":"5"})"},
         {"v: |\n  line one\n  line two\n", R"({"v":"line one\nline two\n"})"},
         {"v: >\n  folded\n  text\n", R"({"v":"folded text\n"})"},
+        {"v: |-\n  kept\n", R"({"v":"kept"})"},
+        {"v:\n  &anc |\n  hello\n", R"({"v":"hello\n"})"},  // an anchor on its own line before a block scalar
+        {"v:\n  !!str |\n  0755\n", R"({"v":"0755\n"})"},
+        {"v: a multi-line\n  plain scalar\n", R"({"v":"a multi-line plain scalar"})"},
         {"v: \"tab\\there \\u00e9\"", "{\"v\":\"tab\\there \xc3\xa9\"}"},
-        {"1: a\ntrue: b\n~: c", R"({"1":"a","true":"b","null":"c"})"},
-        {"list: [1, \"2\", three]", R"({"list":[1,"2","three"]})"},
+        {"1: a\ntrue: b\n~: c\nyes: d\n1.5: e", R"({"1":"a","true":"d","null":"c","1.5":"e"})"},
+        {"list: [1, \"2\", three, {a: b}, [y]]", R"({"list":[1,"2","three",{"a":"b"},[true]]})"},
+        {"# a comment\nv: 1 # after\n# between\nw: [1, # in a flow\n  2]\n", R"({"v":1,"w":[1,2]})"},
+        {"v: 1\n...\n", R"({"v":1})"},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.yaml) { CHECK(only_json(c.yaml) == c.json); }
     }
 }
 
+TEST_CASE("numbers JSON cannot hold are refused, as kubectl refuses them", "[yaml_loader]") {
+    for (const char* yaml : {"v: .inf", "v: -.Inf", "v: .nan", "v: !!float .NaN"}) {
+        INFO(yaml);
+        const YamlLoad load = load_yaml(yaml);
+        CHECK_FALSE(load.ok());
+        CHECK_THAT(load.error, Catch::Contains("has no JSON form"));
+    }
+    const YamlLoad load = load_yaml("v: !!int abc");
+    CHECK_FALSE(load.ok());
+    CHECK_THAT(load.error, Catch::Contains("!!int \"abc\" is not a int"));
+}
+
 TEST_CASE("anchors, aliases and merge keys are resolved", "[yaml_loader]") {
-    CHECK(only_json("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\n") == R"({"base":{"x":1,"y":2},"m":{"y":3,"x":1}})");
+    CHECK(only_json("base: &b {x: 1, z: 2}\nm:\n  <<: *b\n  z: 3\n") == R"({"base":{"x":1,"z":2},"m":{"x":1,"z":3}})");
+    CHECK(only_json("base: &b {x: 1}\nm:\n  x: 0\n  <<: *b\n") == R"({"base":{"x":1},"m":{"x":1}})");  // go-yaml v2 sets the merge where it stands
     CHECK(only_json("a: &a {x: 1}\nb: &b {x: 2, z: 2}\nm:\n  <<: [*a, *b]\n") == R"({"a":{"x":1},"b":{"x":2,"z":2},"m":{"x":1,"z":2}})");
     CHECK(only_json("env: &e [{name: A, value: '1'}]\nother: *e\n") == R"({"env":[{"name":"A","value":"1"}],"other":[{"name":"A","value":"1"}]})");
     CHECK(only_json("k: v\nk: w\n") == R"({"k":"w"})");
@@ -80,7 +125,7 @@ TEST_CASE("documents, comments, BOMs and line ends", "[yaml_loader]") {
     }
     SECTION("a byte order mark") { CHECK(only_json("\xEF\xBB\xBFkind: Pod\n") == R"({"kind":"Pod"})"); }
     SECTION("CRLF line ends") { CHECK(only_json("kind: Pod\r\nmetadata:\r\n  name: x\r\n") == R"({"kind":"Pod","metadata":{"name":"x"}})"); }
-    SECTION("a comma opening a line inside a flow collection") { CHECK(only_json("a: [1\n  , 2]\nb: {x: 1\n , y: '[,'}\n") == R"({"a":[1,2],"b":{"x":1,"y":"[,"}})"); }
+    SECTION("a comma opening a line inside a flow collection") { CHECK(only_json("a: [1\n  , 2]\nb: {x: 1\n , k: '[,'}\n") == R"({"a":[1,2],"b":{"x":1,"k":"[,"}})"); }
     SECTION("JSON is YAML") { CHECK(only_json(R"({"kind": "Pod", "n": [1, 2.5, null, true]})") == R"({"kind":"Pod","n":[1,2.5,null,true]})"); }
     SECTION("the items of a List keep their lines") {
         const YamlLoad load = load_yaml("kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n");

@@ -1,6 +1,7 @@
 // Objects printed as YAML read back as the same JSON.
 #include "model_image_webhook/yaml_writer.hpp"
 
+#include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/yaml_loader.hpp"
 
@@ -42,6 +43,14 @@ TEST_CASE("strings are quoted when a reader would take them for something else",
         {"line\nbreak", "\"line\\nbreak\""},
         {".inf", "\".inf\""},
         {"caf\xc3\xa9", "\"caf\xc3\xa9\""},
+        {"0x1F", "\"0x1F\""},
+        {"0b101", "\"0b101\""},
+        {"0755", "\"0755\""},
+        {"1_000", "\"1_000\""},
+        {"y", "\"y\""},
+        {"N", "\"N\""},
+        {"On", "\"On\""},
+        {"NULL", "\"NULL\""},
     };
     for (const auto& [value, yaml] : cases) {
         DYNAMIC_SECTION("\"" << value << "\"") { CHECK(yaml_scalar(value) == yaml); }
@@ -72,4 +81,26 @@ TEST_CASE("scalars and empty containers at the top", "[yaml_writer]") {
     CHECK(to_yaml("[]") == "[]\n");
     CHECK(to_yaml("\"x\"") == "x\n");
     CHECK(to_yaml("[1,[2,3]]") == "- 1\n- - 2\n  - 3\n");
+}
+
+TEST_CASE("what the writer writes reads back, as kubectl reads it, to the same JSON", "[yaml_writer]") {
+    const std::vector<std::string> strings = {
+        "8000", "0755", "0x1F", "0b101", "1_000", "1.5", ".5", "1e3", "-1", "+1", "true", "yes", "Yes", "on", "OFF", "y", "n", "~", "null", "",
+        "2026-12-01", "2026-12-01T10:00:00Z", "12:30", ".inf", ".nan", "a: b", "a #b", "#c", " leading", "trailing ", "line\nbreak", "tab\there",
+        "caf\xc3\xa9", "\xe6\xa8\xa1\xe5\x9e\x8b", "--model=/var/lib/gpustack/model", "-", "?", "|", ">", "&a", "*a", "!t", "%x", "@x", "`x`", "'q'", "\"dq\"",
+        "{a}", "[1]", "a,b", "<<", "=", "registry.example.com:5000/q@sha256:abc", "- item",
+    };
+    std::string json = "{";
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+        json += (i ? "," : "") + json_string(strings[i]) + ":" + json_string(strings[i]);
+    }
+    json += R"(,"numbers":[0,-7,1.5,18446744073709551615,1e+21],"flags":[true,false,null],"empty":{},"none":[],"nested":{"a":[{"b":"0755"}]}})";
+    YamlWriter writer;
+    REQUIRE(visit_json(json, writer));
+    const std::string yaml = writer.yaml();
+    const YamlLoad back = load_yaml(yaml);
+    INFO(yaml);
+    REQUIRE(back.ok());
+    REQUIRE(back.documents.size() == 1);
+    CHECK(back.documents[0].json == json);
 }

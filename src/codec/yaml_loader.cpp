@@ -1,11 +1,18 @@
+// YAML read as kubectl reads it: libyaml (the C parser go-yaml v2 was ported
+// from) gives the events, scalars resolve as go-yaml v2 resolves them
+// (yaml_scalar.hpp), and the documents become JSON. The events are kept as a
+// tree so that aliases can point back at their anchors; expanding them is
+// bounded, and so is nesting, so no input can exhaust memory or the stack.
 #include "model_image_webhook/yaml_loader.hpp"
 
 #include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/yaml_scalar.hpp"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml.h>
 
 #include <algorithm>
-#include <cctype>
+#include <map>
+#include <memory>
 
 namespace miw {
 
@@ -13,273 +20,261 @@ namespace {
 
 constexpr unsigned kMaxDepth = 1000;
 
-struct ConversionError {
+struct Node {
+    enum class Type { scalar, sequence, mapping, alias } type = Type::scalar;
+    std::string value;  // a scalar's text
+    std::string tag;  // explicit tag, resolved by libyaml ("tag:yaml.org,2002:int", "!foo"); empty when none
+    bool plain = false;  // a plain scalar (not quoted, not a block scalar)
+    std::size_t line = 1;  // 1-based
+    std::vector<std::size_t> children;  // a sequence's items; a mapping's keys and values, alternating
+    std::size_t target = 0;  // an alias's node
+};
+
+struct ParseFailure {
     std::string message;
     std::size_t line;
 };
 
-bool all_of(std::string_view s, std::size_t from, bool (*pred)(char)) {
-    if (from >= s.size()) return false;
-    return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from), s.end(), pred);
-}
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_octal(char c) { return c >= '0' && c <= '7'; }
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-
-// Decimal digits of an unsigned integer written in base 8 or 16, or empty
-// when it does not fit 64 bits.
-std::string to_decimal(std::string_view digits, int base) {
-    unsigned long long value = 0;
-    for (char c : digits) {
-        const int d = is_digit(c) ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
-        if (value > (~0ULL - static_cast<unsigned>(d)) / static_cast<unsigned>(base)) return {};
-        value = value * static_cast<unsigned>(base) + static_cast<unsigned>(d);
-    }
-    return std::to_string(value);
-}
-
-// [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?  as JSON.
-bool core_float(std::string_view s, std::string& json) {
-    std::size_t i = 0;
-    std::string out;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-        if (s[i] == '-') out += '-';
-        ++i;
-    }
-    const std::size_t int_start = i;
-    while (i < s.size() && is_digit(s[i])) ++i;
-    std::string_view integer = s.substr(int_start, i - int_start);
-    std::string_view fraction;
-    bool dot = false;
-    if (i < s.size() && s[i] == '.') {
-        dot = true;
-        const std::size_t frac_start = ++i;
-        while (i < s.size() && is_digit(s[i])) ++i;
-        fraction = s.substr(frac_start, i - frac_start);
-    }
-    if (integer.empty() && fraction.empty()) return false;
-    std::string exponent;
-    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-        ++i;
-        exponent = "e";
-        if (i < s.size() && (s[i] == '-' || s[i] == '+')) exponent += s[i++];
-        const std::size_t exp_start = i;
-        while (i < s.size() && is_digit(s[i])) ++i;
-        if (i == exp_start) return false;
-        exponent += s.substr(exp_start, i - exp_start);
-    }
-    if (i != s.size() || (!dot && exponent.empty())) return false;
-    // JSON wants a digit on both sides of the point and no leading zeros.
-    std::size_t nonzero = integer.find_first_not_of('0');
-    out += nonzero == std::string_view::npos ? std::string("0") : std::string(integer.substr(nonzero));
-    if (dot || !fraction.empty()) out += "." + (fraction.empty() ? std::string("0") : std::string(fraction));
-    json = out + exponent;
-    return true;
-}
-
-// A plain scalar under the YAML 1.2 core schema, as JSON text.
-std::string resolve_plain(const std::string& s) {
-    if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return "null";
-    if (s == "true" || s == "True" || s == "TRUE") return "true";
-    if (s == "false" || s == "False" || s == "FALSE") return "false";
-    const std::size_t sign = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-    if (all_of(s, sign, is_digit)) {
-        const std::size_t nonzero = s.find_first_not_of('0', sign);
-        const std::string digits = nonzero == std::string::npos ? "0" : s.substr(nonzero);
-        return (s[0] == '-' && digits != "0" ? "-" : "") + digits;
-    }
-    if (s.size() > 2 && s[0] == '0' && s[1] == 'o' && all_of(s, 2, is_octal)) {
-        if (auto d = to_decimal(std::string_view(s).substr(2), 8); !d.empty()) return d;
-    }
-    if (s.size() > 2 && s[0] == '0' && s[1] == 'x' && all_of(s, 2, is_hex)) {
-        if (auto d = to_decimal(std::string_view(s).substr(2), 16); !d.empty()) return d;
-    }
-    std::string number;
-    if (core_float(s, number)) return number;
-    // .inf and .nan have no JSON form: they stay strings, as JSON encoders write them.
-    return json_string(s);
-}
-
-class JsonEmitter {
+// libyaml's parser, freed however the parse ends.
+class Parser {
 public:
+    explicit Parser(std::string_view text) {
+        yaml_parser_initialize(&parser_);
+        yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    }
+    ~Parser() { yaml_parser_delete(&parser_); }
+    Parser(const Parser&) = delete;
+    Parser& operator=(const Parser&) = delete;
+
+    // The next event, or a failure with libyaml's words for it.
+    bool next(yaml_event_t& event, ParseFailure& failure) {
+        if (yaml_parser_parse(&parser_, &event)) return true;
+        failure.message = parser_.problem != nullptr ? parser_.problem : "the YAML cannot be read";
+        if (parser_.context != nullptr) failure.message = std::string(parser_.context) + ": " + failure.message;
+        failure.line = parser_.problem_mark.line + 1;
+        return false;
+    }
+
+private:
+    yaml_parser_t parser_{};
+};
+
+class Event {
+public:
+    yaml_event_t e{};
+    ~Event() { yaml_event_delete(&e); }
+};
+
+std::string text_of(const yaml_char_t* p) { return p != nullptr ? std::string(reinterpret_cast<const char*>(p)) : std::string(); }
+
+// One document's nodes, built from its events.
+class DocumentTree {
+public:
+    std::vector<Node> nodes;
+
+    // Reads events up to the document's end; false with failure set.
+    bool read(Parser& parser, ParseFailure& failure) {
+        std::vector<std::size_t> open;  // containers being filled
+        std::map<std::string, std::size_t> anchors;
+        for (;;) {
+            Event event;
+            if (!parser.next(event.e, failure)) return false;
+            const yaml_event_t& e = event.e;
+            const std::size_t line = e.start_mark.line + 1;
+            std::size_t made = 0;
+            switch (e.type) {
+                case YAML_DOCUMENT_END_EVENT:
+                    return true;
+                case YAML_SCALAR_EVENT: {
+                    Node n;
+                    n.type = Node::Type::scalar;
+                    n.value.assign(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+                    n.plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+                    n.tag = text_of(e.data.scalar.tag);
+                    // "! 5": the non-specific tag, which libyaml gives as no tag on a
+                    // scalar that is not plain-implicit; it makes the scalar a string.
+                    if (n.tag.empty() && n.plain && !e.data.scalar.plain_implicit) n.tag = "!";
+                    n.line = line;
+                    made = add(std::move(n), text_of(e.data.scalar.anchor), anchors);
+                    break;
+                }
+                case YAML_SEQUENCE_START_EVENT:
+                case YAML_MAPPING_START_EVENT: {
+                    if (open.size() >= kMaxDepth) {
+                        failure = {"nested deeper than " + std::to_string(kMaxDepth) + " levels", line};
+                        return false;
+                    }
+                    Node n;
+                    n.type = e.type == YAML_SEQUENCE_START_EVENT ? Node::Type::sequence : Node::Type::mapping;
+                    n.line = line;
+                    const yaml_char_t* anchor = e.type == YAML_SEQUENCE_START_EVENT ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
+                    made = add(std::move(n), text_of(anchor), anchors);
+                    attach(open, made);
+                    open.push_back(made);
+                    continue;
+                }
+                case YAML_SEQUENCE_END_EVENT:
+                case YAML_MAPPING_END_EVENT:
+                    open.pop_back();
+                    continue;
+                case YAML_ALIAS_EVENT: {
+                    const auto it = anchors.find(text_of(e.data.alias.anchor));
+                    if (it == anchors.end()) {
+                        failure = {"alias *" + text_of(e.data.alias.anchor) + " names no anchor before it", line};
+                        return false;
+                    }
+                    Node n;
+                    n.type = Node::Type::alias;
+                    n.target = it->second;
+                    n.line = line;
+                    made = add(std::move(n), {}, anchors);
+                    break;
+                }
+                default:
+                    continue;  // stream and document starts
+            }
+            attach(open, made);
+        }
+    }
+
+private:
+    std::size_t add(Node n, const std::string& anchor, std::map<std::string, std::size_t>& anchors) {
+        nodes.push_back(std::move(n));
+        const std::size_t index = nodes.size() - 1;
+        if (!anchor.empty()) anchors[anchor] = index;  // a later anchor of the same name wins, as in libyaml
+        return index;
+    }
+    void attach(const std::vector<std::size_t>& open, std::size_t index) {
+        if (!open.empty()) nodes[open.back()].children.push_back(index);
+    }
+};
+
+// The JSON of one document's tree, aliases expanded up to kMaxYamlJsonBytes.
+class JsonWriter {
+public:
+    explicit JsonWriter(const std::vector<Node>& nodes) : nodes_(nodes) {}
     std::string out;
 
-    bool emit(const YAML::Node& node, unsigned depth, ConversionError& error) {
-        if (depth > kMaxDepth) return fail(error, "nested deeper than " + std::to_string(kMaxDepth) + " levels", node);
-        if (out.size() > kMaxYamlJsonBytes) return fail(error, "expands to more than 64 MiB of JSON (aliases nested in aliases?)", node);
-        switch (node.Type()) {
-            case YAML::NodeType::Undefined:
-            case YAML::NodeType::Null:
-                out += "null";
+    bool value(std::size_t index, unsigned depth, ParseFailure& failure) {
+        const Node& n = resolve_alias(index);
+        if (depth > kMaxDepth) return fail(failure, "nested deeper than " + std::to_string(kMaxDepth) + " levels (aliases inside themselves?)", n);
+        if (out.size() > kMaxYamlJsonBytes) return fail(failure, "expands to more than 64 MiB of JSON (aliases nested in aliases?)", n);
+        switch (n.type) {
+            case Node::Type::scalar: {
+                Result<YamlScalar> s = scalar(n);
+                if (!s) return fail(failure, s.error(), n);
+                out += s->json;
                 return true;
-            case YAML::NodeType::Scalar:
-                out += scalar(node);
-                return true;
-            case YAML::NodeType::Sequence: {
+            }
+            case Node::Type::sequence: {
                 out += '[';
-                bool first = true;
-                for (const auto& item : node) {
-                    if (!first) out += ',';
-                    first = false;
-                    if (!emit(item, depth + 1, error)) return false;
+                for (std::size_t i = 0; i < n.children.size(); ++i) {
+                    if (i) out += ',';
+                    if (!value(n.children[i], depth + 1, failure)) return false;
                 }
                 out += ']';
                 return true;
             }
-            case YAML::NodeType::Map:
-                return emit_map(node, depth, error);
+            case Node::Type::mapping:
+                return mapping(n, depth, failure);
+            case Node::Type::alias:
+                break;
         }
         return true;
     }
 
 private:
-    static bool fail(ConversionError& error, std::string message, const YAML::Node& node) {
-        error = {std::move(message), static_cast<std::size_t>(std::max(0, node.Mark().line)) + 1};
+    const Node& resolve_alias(std::size_t index) const {
+        const Node* n = &nodes_[index];
+        // An alias only names an anchor made before it: the chain ends.
+        while (n->type == Node::Type::alias) n = &nodes_[n->target];
+        return *n;
+    }
+
+    static Result<YamlScalar> scalar(const Node& n) {
+        if (!n.tag.empty()) return resolve_tagged_yaml_scalar(n.tag, n.value);
+        if (n.plain) return resolve_plain_yaml_scalar(n.value);
+        return yaml_string_scalar(n.value);
+    }
+
+    static bool fail(ParseFailure& failure, std::string message, const Node& n) {
+        failure = {std::move(message), n.line};
         return false;
     }
 
-    static std::string scalar(const YAML::Node& node) {
-        const std::string& tag = node.Tag();
-        const std::string& value = node.Scalar();
-        if (tag == "?") return resolve_plain(value);
-        if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null") {
-            return resolve_plain(value);
-        }
-        return json_string(value);  // quoted, block, !!str or an unknown tag
-    }
+    static bool is_merge_key(const Node& key) { return key.type == Node::Type::scalar && key.plain && key.tag.empty() && key.value == "<<"; }
 
-    static bool is_merge_key(const YAML::Node& key) { return key.IsScalar() && key.Tag() == "?" && key.Scalar() == "<<"; }
-
-    // The mappings a merge key brings in: one mapping or a list of them; the
-    // earlier ones win, and the mapping's own keys win over all of them.
-    static bool merge_sources(const YAML::Node& value, std::vector<YAML::Node>& sources, ConversionError& error) {
-        if (value.IsMap()) {
-            sources.push_back(value);
-            return true;
-        }
-        if (value.IsSequence()) {
-            for (const auto& item : value) {
-                if (!item.IsMap()) return fail(error, "a merge key (<<) takes a mapping or a list of mappings", item);
-                sources.push_back(item);
-            }
-            return true;
-        }
-        return fail(error, "a merge key (<<) takes a mapping or a list of mappings", value);
-    }
-
-    bool emit_map(const YAML::Node& node, unsigned depth, ConversionError& error) {
-        std::vector<std::pair<std::string, YAML::Node>> entries;
-        std::vector<YAML::Node> merged;
-        for (const auto& kv : node) {
-            if (is_merge_key(kv.first)) {
-                if (!merge_sources(kv.second, merged, error)) return false;
+    // The members of one mapping, in the order go-yaml v2 sets them: each
+    // key in turn (a later duplicate replaces an earlier one, keeping its
+    // place), a merge key's mappings set where it stands, the first of a
+    // list winning.
+    bool members(const Node& map, std::vector<std::pair<std::string, std::size_t>>& entries, unsigned depth, ParseFailure& failure) {
+        if (depth > kMaxDepth) return fail(failure, "merge keys nested deeper than " + std::to_string(kMaxDepth) + " levels", map);
+        for (std::size_t i = 0; i + 1 < map.children.size(); i += 2) {
+            const Node& key = resolve_alias(map.children[i]);
+            const std::size_t value_index = map.children[i + 1];
+            if (is_merge_key(key)) {
+                if (!merge(resolve_alias(value_index), entries, depth, failure)) return false;
                 continue;
             }
-            if (!kv.first.IsScalar() && !kv.first.IsNull()) return fail(error, "a mapping key must be a scalar", kv.first);
-            std::string key = kv.first.IsNull() ? "null" : kv.first.Scalar();
-            // A later duplicate replaces an earlier one, keeping its place.
-            auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
-            if (same != entries.end()) same->second = kv.second;
-            else entries.emplace_back(std::move(key), kv.second);
+            if (key.type != Node::Type::scalar) return fail(failure, "a mapping key must be a scalar", key);
+            Result<YamlScalar> k = scalar(key);
+            if (!k) return fail(failure, k.error(), key);
+            set(entries, std::move(k->key), value_index);
         }
-        for (const auto& source : merged) {
-            for (const auto& kv : source) {
-                if (!kv.first.IsScalar()) continue;
-                const std::string& key = kv.first.Scalar();
-                if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; })) entries.emplace_back(key, kv.second);
-            }
+        return true;
+    }
+
+    bool merge(const Node& source, std::vector<std::pair<std::string, std::size_t>>& entries, unsigned depth, ParseFailure& failure) {
+        if (source.type == Node::Type::mapping) return members(source, entries, depth + 1, failure);
+        if (source.type != Node::Type::sequence) return fail(failure, "a merge key (<<) takes a mapping or a list of mappings", source);
+        // The first mapping of the list wins: set them from the last.
+        for (auto it = source.children.rbegin(); it != source.children.rend(); ++it) {
+            const Node& item = resolve_alias(*it);
+            if (item.type != Node::Type::mapping) return fail(failure, "a merge key (<<) takes a mapping or a list of mappings", item);
+            if (!members(item, entries, depth + 1, failure)) return false;
         }
+        return true;
+    }
+
+    static void set(std::vector<std::pair<std::string, std::size_t>>& entries, std::string key, std::size_t value) {
+        const auto same = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
+        if (same != entries.end()) same->second = value;
+        else entries.emplace_back(std::move(key), value);
+    }
+
+    bool mapping(const Node& n, unsigned depth, ParseFailure& failure) {
+        std::vector<std::pair<std::string, std::size_t>> entries;
+        if (!members(n, entries, depth, failure)) return false;
         out += '{';
         for (std::size_t i = 0; i < entries.size(); ++i) {
             if (i) out += ',';
             out += json_string(entries[i].first);
             out += ':';
-            if (!emit(entries[i].second, depth + 1, error)) return false;
+            if (!value(entries[i].second, depth + 1, failure)) return false;
         }
         out += '}';
         return true;
     }
+
+    const std::vector<Node>& nodes_;
 };
 
-std::vector<std::size_t> list_item_lines(const YAML::Node& root) {
+// The line of each item of a top-level `items` list (a List's objects).
+std::vector<std::size_t> list_item_lines(const std::vector<Node>& nodes) {
     std::vector<std::size_t> lines;
-    if (!root.IsMap()) return lines;
-    const YAML::Node items = root["items"];
-    if (!items || !items.IsSequence()) return lines;
-    for (const auto& item : items) lines.push_back(static_cast<std::size_t>(std::max(0, item.Mark().line)) + 1);
-    return lines;
-}
-
-// yaml-cpp 0.7 never returns (and grows without bound) on some inputs with a
-// ',' where a block node is expected, as in "  a: 1\n,". A ',' that begins
-// a line (after indentation, a "---" marker or an anchor or tag) outside a
-// flow collection is never valid YAML: such input is refused before the
-// parser sees it. Returns the 1-based line, or 0.
-std::size_t comma_opening_a_block_line(std::string_view text) {
-    int flow_depth = 0;
-    std::size_t line = 1;
-    bool line_start = true;  // only indentation, "---" or node properties so far
-    char quote = 0;
-    // A quote or a bracket opens a scalar or a collection only where a node
-    // can start; elsewhere it is part of a plain scalar ("a\"b", "x[0]").
-    char previous = '\n';
-    auto node_can_start = [&] { return previous == '\n' || previous == ':' || previous == '-' || previous == '?' || previous == '[' || previous == '{' || previous == ','; };
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\n') {
-            ++line;
-            line_start = true;
-            if (quote == 0) previous = '\n';
-            continue;
-        }
-        if (quote != 0) {
-            if (c == quote) {
-                quote = 0;
-                previous = 'q';
-            }
-            continue;
-        }
-        if (line_start) {
-            if (c == ' ' || c == '\t' || c == '\r') continue;
-            if (text.substr(i, 3) == "---") {
-                i += 2;
-                continue;
-            }
-            if (c == '&' || c == '!') {
-                while (i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\n') ++i;
-                continue;
-            }
-            if (c == ',' && flow_depth == 0) return line;
-            line_start = false;
-        }
-        if (c == ' ' || c == '\t' || c == '\r') continue;
-        switch (c) {
-            case '#':
-                if (previous == '\n' || text[i - 1] == ' ' || text[i - 1] == '\t') {
-                    while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
-                    continue;
-                }
-                break;
-            case '\'':
-            case '"':
-                if (node_can_start()) {
-                    quote = c;
-                    continue;
-                }
-                break;
-            case '[':
-            case '{':
-                if (node_can_start() || flow_depth > 0) ++flow_depth;
-                break;
-            case ']':
-            case '}':
-                if (flow_depth > 0) --flow_depth;
-                break;
-            default: break;
-        }
-        previous = c;
+    if (nodes.empty() || nodes.front().type != Node::Type::mapping) return lines;
+    const Node& root = nodes.front();
+    for (std::size_t i = 0; i + 1 < root.children.size(); i += 2) {
+        const Node& key = nodes[root.children[i]];
+        if (key.type != Node::Type::scalar || key.value != "items") continue;
+        const Node* items = &nodes[root.children[i + 1]];
+        while (items->type == Node::Type::alias) items = &nodes[items->target];
+        lines.clear();
+        if (items->type != Node::Type::sequence) continue;
+        for (std::size_t item : items->children) lines.push_back(nodes[item].line);
     }
-    return 0;
+    return lines;
 }
 
 }  // namespace
@@ -288,36 +283,45 @@ YamlLoad load_yaml(std::string_view text) {
     YamlLoad result;
     // A byte order mark is not content.
     if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
-    if (const std::size_t line = comma_opening_a_block_line(text); line != 0) {
-        result.error = "a line cannot start with ',' outside a [ ] or { } collection";
-        result.error_line = line;
-        return result;
-    }
-    std::vector<YAML::Node> roots;
-    try {
-        roots = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& e) {
-        result.error = e.msg.empty() ? std::string(e.what()) : e.msg;
-        result.error_line = e.mark.is_null() ? 0 : static_cast<std::size_t>(e.mark.line) + 1;
-        return result;
-    }
-    for (const auto& root : roots) {
-        if (!root || root.IsNull()) continue;
-        YamlDocument doc;
-        doc.line = static_cast<std::size_t>(std::max(0, root.Mark().line)) + 1;
-        JsonEmitter emitter;
-        ConversionError error;
-        if (!emitter.emit(root, 0, error)) {
-            result.error = error.message;
-            result.error_line = error.line;
+    Parser parser(text);
+    for (;;) {
+        Event event;
+        ParseFailure failure;
+        if (!parser.next(event.e, failure)) {
+            result.error = failure.message;
+            result.error_line = failure.line;
             result.documents.clear();
             return result;
         }
-        doc.json = std::move(emitter.out);
-        doc.item_lines = list_item_lines(root);
+        if (event.e.type == YAML_STREAM_END_EVENT) return result;
+        if (event.e.type != YAML_DOCUMENT_START_EVENT) continue;
+        DocumentTree tree;
+        if (!tree.read(parser, failure)) {
+            result.error = failure.message;
+            result.error_line = failure.line;
+            result.documents.clear();
+            return result;
+        }
+        if (tree.nodes.empty()) continue;
+        const Node& root = tree.nodes.front();
+        // An empty document (or one holding only null) is no object.
+        if (root.type == Node::Type::scalar && root.tag.empty() && root.plain) {
+            const Result<YamlScalar> s = resolve_plain_yaml_scalar(root.value);
+            if (s && s->kind == YamlScalarKind::null) continue;
+        }
+        JsonWriter writer(tree.nodes);
+        if (!writer.value(0, 0, failure)) {
+            result.error = failure.message;
+            result.error_line = failure.line;
+            result.documents.clear();
+            return result;
+        }
+        YamlDocument doc;
+        doc.line = root.line;
+        doc.json = std::move(writer.out);
+        doc.item_lines = list_item_lines(tree.nodes);
         result.documents.push_back(std::move(doc));
     }
-    return result;
 }
 
 }  // namespace miw

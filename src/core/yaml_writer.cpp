@@ -1,6 +1,7 @@
 #include "model_image_webhook/yaml_writer.hpp"
 
 #include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/yaml_scalar.hpp"
 
 #include <utility>
 
@@ -20,8 +21,8 @@ bool plain_char(char c) {
            c == '=' || c == '+' || c == '-';
 }
 
-// What some YAML reader (1.1 or 1.2) could take for a number: 8000, 1.35,
-// 1e3, 0x1F, 0o17, 1_000, 12:30.
+// What a YAML 1.1 reader other than kubectl's could take for a number
+// (12:30 is sexagesimal to PyYAML): quoted too, since quoting costs nothing.
 bool number_like(std::string_view s) {
     if (s.empty() || !((s[0] >= '0' && s[0] <= '9') || s[0] == '+' || s[0] == '-' || s[0] == '.')) return false;
     for (char c : s) {
@@ -30,23 +31,15 @@ bool number_like(std::string_view s) {
     return true;
 }
 
-bool reserved_word(std::string_view s) {
-    static constexpr std::string_view kWords[] = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"};
-    std::string lower(s);
-    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    for (std::string_view w : kWords) {
-        if (lower == w) return true;
-    }
-    return false;
-}
-
 }  // namespace
 
 std::string yaml_scalar(std::string_view value) {
     bool plain = !value.empty() && (plain_char(value.front()) && value.front() != '-' && value.front() != ':' && value.front() != '@' &&
-                                    value.front() != '=' && value.front() != '+');
+                                    value.front() != '=' && value.front() != '+' && value.front() != '.');
     for (char c : value) plain = plain && plain_char(c);
-    plain = plain && value.back() != ':' && !reserved_word(value) && !(number_like(value) || value.front() == '.');
+    // Plain only where kubectl's reader gives the same string back: 0x1F,
+    // 0b101, 0755, 1_000, yes and ~ would come back as numbers, booleans or null.
+    plain = plain && value.back() != ':' && reads_back_as_string(value) && !number_like(value);
     // ": " cannot occur (no spaces); "://" and "a:b" read back as strings.
     return plain ? std::string(value) : json_string(value);
 }
