@@ -16,7 +16,8 @@ struct ManifestObject {
     std::string group;  // from apiVersion: "" for "v1"
     std::string version;
     std::string kind;
-    std::string name;
+    std::string name;  // empty for an object named by generateName
+    std::string generate_name;
     std::string namespace_name;
     bool opted_in = false;  // label gpustack.ai/model-delivery: image
     bool mounts_image_volume = false;  // a Pod with an image volume in spec.volumes

@@ -67,17 +67,74 @@ std::vector<std::string> input_files(const std::vector<std::string>& args, std::
     return files;
 }
 
+// Files that hold no manifests by their role: kustomize's, Helm's, and
+// templates still holding {{ }} actions. The reason, or empty.
+std::string not_a_manifest(const std::string& path, std::string_view text) {
+    if (path == "-") return {};
+    const fs::path p(path);
+    const std::string name = p.filename().string();
+    if (name == "kustomization.yaml" || name == "kustomization.yml" || name == "Kustomization") {
+        return "a kustomization, not a manifest: check what `kubectl kustomize` renders from it instead";
+    }
+    if (name == "Chart.yaml" || name == "Chart.yml") return "a Helm chart's description, not a manifest";
+    if (name.rfind("values", 0) == 0 && (p.extension() == ".yaml" || p.extension() == ".yml")) {
+        return "Helm values, not a manifest: check what `helm template` renders instead";
+    }
+    for (const auto& part : p.parent_path()) {
+        if (part == "templates" && text.find("{{") != std::string_view::npos) {
+            return "a Helm template ({{ }} actions): check what `helm template` renders instead";
+        }
+    }
+    return {};
+}
+
+// Kinds Kubernetes 1.35 no longer serves at an apiVersion people still
+// write, and the one it serves instead.
+std::string served_instead(std::string_view api_version, std::string_view kind) {
+    struct Gone {
+        std::string_view api_version;
+        std::string_view kind;
+        std::string_view served;
+    };
+    static constexpr Gone kGone[] = {
+        {"extensions/v1beta1", "Deployment", "apps/v1"},   {"extensions/v1beta1", "DaemonSet", "apps/v1"},
+        {"extensions/v1beta1", "ReplicaSet", "apps/v1"},   {"extensions/v1beta1", "Ingress", "networking.k8s.io/v1"},
+        {"extensions/v1beta1", "NetworkPolicy", "networking.k8s.io/v1"},
+        {"apps/v1beta1", "Deployment", "apps/v1"},         {"apps/v1beta1", "StatefulSet", "apps/v1"},
+        {"apps/v1beta2", "Deployment", "apps/v1"},         {"apps/v1beta2", "StatefulSet", "apps/v1"},
+        {"apps/v1beta2", "DaemonSet", "apps/v1"},          {"apps/v1beta2", "ReplicaSet", "apps/v1"},
+        {"batch/v1beta1", "CronJob", "batch/v1"},          {"batch/v2alpha1", "CronJob", "batch/v1"},
+        {"policy/v1beta1", "PodDisruptionBudget", "policy/v1"},
+        {"networking.k8s.io/v1beta1", "Ingress", "networking.k8s.io/v1"},
+        {"autoscaling/v2beta1", "HorizontalPodAutoscaler", "autoscaling/v2"},
+        {"autoscaling/v2beta2", "HorizontalPodAutoscaler", "autoscaling/v2"},
+        {"rbac.authorization.k8s.io/v1beta1", "ClusterRole", "rbac.authorization.k8s.io/v1"},
+        {"rbac.authorization.k8s.io/v1beta1", "Role", "rbac.authorization.k8s.io/v1"},
+        {"admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration", "admissionregistration.k8s.io/v1"},
+        {"admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration", "admissionregistration.k8s.io/v1"},
+        {"apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", "apiextensions.k8s.io/v1"},
+    };
+    for (const Gone& g : kGone) {
+        if (g.api_version == api_version && g.kind == kind) return std::string(g.served);
+    }
+    return {};
+}
+
 struct LoadedObject {
     std::string file;
     std::size_t line = 0;
     ManifestObject object;
 };
 
-void load_file(const std::string& path, std::vector<LoadedObject>& out, std::vector<std::string>& errors) {
+void load_file(const std::string& path, std::vector<LoadedObject>& out, std::vector<std::string>& errors, std::vector<std::string>& notes) {
     const std::string shown = path == "-" ? "(stdin)" : path;
     const Result<std::string> text = read_input(path);
     if (!text) {
         errors.push_back(shown + ": " + text.error());
+        return;
+    }
+    if (std::string why = not_a_manifest(path, *text); !why.empty()) {
+        notes.push_back(shown + ": skipped: " + why);
         return;
     }
     YamlLoad load = load_yaml(*text);
@@ -209,7 +266,7 @@ int run_test(int argc, char** argv) {
     }
 
     std::vector<LoadedObject> objects;
-    for (const auto& file : input_files(parsed["paths"].as<std::vector<std::string>>(), report.input_errors)) load_file(file, objects, report.input_errors);
+    for (const auto& file : input_files(parsed["paths"].as<std::vector<std::string>>(), report.input_errors)) load_file(file, objects, report.input_errors, report.notes);
     for (auto& loaded : objects) {
         if (!(loaded.object.group.empty() && loaded.object.kind == "Node")) continue;
         std::string json = loaded.object.json;
@@ -226,7 +283,12 @@ int run_test(int argc, char** argv) {
         r.api_version = loaded.object.api_version;
         r.kind = loaded.object.kind;
         r.namespace_name = loaded.object.namespace_name;
-        r.name = loaded.object.name;
+        r.name = loaded.object.name.empty() && !loaded.object.generate_name.empty() ? loaded.object.generate_name + "*" : loaded.object.name;
+        if (std::string served = served_instead(loaded.object.api_version, loaded.object.kind); !served.empty()) {
+            report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + loaded.object.api_version +
+                                          " is not served by Kubernetes 1.35: write apiVersion: " + served);
+            continue;
+        }
         if (const Status evaluated = evaluator.evaluate(std::move(loaded.object), r); !evaluated) {
             report.input_errors.push_back(r.file + ":" + std::to_string(r.line) + ": " + r.kind + " " + r.name + ": " + evaluated.error());
             continue;

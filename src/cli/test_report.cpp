@@ -107,6 +107,7 @@ std::string render_text(const TestReport& report, bool show_patched) {
             out += "---\n" + yaml_of(r.patched) + "...\n";
         }
     }
+    for (const auto& n : report.notes) out += "note: " + n + "\n";
     for (const auto& e : report.input_errors) out += "error: " + e + "\n";
     out += "apiserver version: " + report.kube_version + (report.kube_version_assumed ? " (assumed: the 1.35 floor; set it with --kube-version)" : "") + "\n";
     out += summary(report) + "\n";
@@ -127,7 +128,7 @@ std::string render_json(const TestReport& report, bool show_patched) {
         if (show_patched) out += ",\"patched\":" + (r.patched.empty() ? std::string("null") : r.patched);
         out += "}";
     }
-    out += "],\"errors\":" + json_list(report.input_errors) + ",\"summary\":{\"objects\":" + std::to_string(report.objects.size()) +
+    out += "],\"notes\":" + json_list(report.notes) + ",\"errors\":" + json_list(report.input_errors) + ",\"summary\":{\"objects\":" + std::to_string(report.objects.size()) +
            ",\"allowed\":" + std::to_string(c.allowed) + ",\"denied\":" + std::to_string(c.denied) + ",\"skipped\":" + std::to_string(c.skipped) +
            ",\"errors\":" + std::to_string(report.input_errors.size()) + "}}\n";
     return out;

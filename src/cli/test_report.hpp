@@ -30,6 +30,7 @@ struct TestReport {
     bool kube_version_assumed = false;
     std::vector<ObjectResult> objects;
     std::vector<std::string> input_errors;  // "file:line: message"
+    std::vector<std::string> notes;  // "file: skipped: why" for files that are not manifests by their role
 };
 
 std::string render_text(const TestReport& report, bool show_patched);

@@ -20,7 +20,7 @@ std::string read_manifest_object(const Value& item, ManifestObject& out) {
     out.version = slash == std::string::npos ? out.api_version : out.api_version.substr(slash + 1);
     const Value* metadata = member(&item, "metadata");
     out.name = string_member(metadata, "name");
-    if (out.name.empty()) out.name = string_member(metadata, "generateName");
+    out.generate_name = string_member(metadata, "generateName");
     out.namespace_name = string_member(metadata, "namespace");
     const Value* label = member(member(metadata, "labels"), kOptInLabel);
     out.opted_in = label != nullptr && label->IsString() && view(*label) == kOptInValue;

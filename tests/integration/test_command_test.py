@@ -231,4 +231,57 @@ def test_and_review_agree_on_every_example():
     assert checked == 11, checked
 
 
+
+@test
+def files_that_are_not_manifests_by_their_role_are_skipped_with_a_note():
+    repo = os.path.join(WORK, "repo")
+    os.makedirs(os.path.join(repo, "chart", "templates"), exist_ok=True)
+    with open(os.path.join(repo, "kustomization.yaml"), "w") as f:
+        f.write("resources: [app.yaml]\n")
+    with open(os.path.join(repo, "chart", "Chart.yaml"), "w") as f:
+        f.write("apiVersion: v2\nname: app\nversion: 0.1.0\n")
+    with open(os.path.join(repo, "chart", "values-prod.yaml"), "w") as f:
+        f.write("replicas: 2\n")
+    with open(os.path.join(repo, "chart", "templates", "deploy.yaml"), "w") as f:
+        f.write("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n")
+    with open(os.path.join(repo, "app.yaml"), "w") as f:
+        f.write(artifact("good", REF))
+    code, objects, doc = verdicts([repo])
+    assert code == 0 and objects == [("good", "allowed", 1)], (code, objects, doc["errors"])
+    assert len(doc["notes"]) == 4 and all("skipped" in n for n in doc["notes"]), doc["notes"]
+    assert any("kustomization" in n for n in doc["notes"]) and any("helm template" in n for n in doc["notes"])
+
+
+@test
+def unserved_api_versions_and_generate_name():
+    path = write("old.yaml", "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: nightly\n---\n"
+                 "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: load-test-\nspec:\n  containers: [{name: c, image: i}]\n")
+    code, objects, doc = verdicts([path])
+    assert code == 2 and objects == [("load-test-*", "skipped", 6)], (code, objects)
+    assert doc["errors"] == [path + ":1: CronJob nightly: batch/v1beta1 is not served by Kubernetes 1.35: write apiVersion: batch/v1"], doc["errors"]
+
+
+@test
+def yaml_is_read_as_kubectl_reads_it():
+    # an anchor on its own line before a block scalar (KServe's OpenAPI YAML has this shape)
+    path = write("anchor.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a:\n    &anc |\n    hello\n")
+    code, objects, _ = verdicts([path])
+    assert code == 0 and objects == [("x", "skipped", 1)], objects
+    # 0755 is octal to kubectl; --show-patched writes what reads back the same
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: {gpustack.ai/model-delivery: image}\n"
+           "  annotations: {gpustack.ai/model-image: '" + REF + "'}\nspec:\n  containers:\n  - name: c\n    image: i\n"
+           "    env: [{name: A, value: '0x1F'}, {name: B, value: '0b101'}, {name: C, value: 'yes'}]\n"
+           "  volumes: [{name: cfg, configMap: {name: c, defaultMode: 0755}}]\n")
+    code, out, err = run(write("pod.yaml", pod), "--show-patched", "--output", "json")
+    assert code == 0, err
+    patched = json.loads(out)["objects"][0]["patched"]
+    assert patched["spec"]["volumes"][0]["configMap"]["defaultMode"] == 493
+    assert [e["value"] for e in patched["spec"]["containers"][0]["env"]] == ["0x1F", "0b101", "yes"]
+    code, text, _ = run(write("pod2.yaml", pod), "--show-patched")
+    shown = text.split("---\n", 1)[1].split("...\n", 1)[0]
+    reread = run(write("shown.yaml", shown), "--show-patched", "--output", "json")[1]
+    again = json.loads(reread)["objects"][0]
+    assert again["patch"] is None, "the shown object, read back, is already rendered"
+    assert "defaultMode: 493" in shown and '"0x1F"' in shown and '"yes"' in shown, shown
+
 harness.run_tests(TESTS, "test command")
