@@ -233,7 +233,7 @@ int run_test(int argc, char** argv) {
     cxxopts::Options options("model-image-webhook test", "Check manifests with the webhook's own decisions, as kubectl apply would meet them.");
     options.positional_help("PATH... | -");
     options.add_options()
-        ("o,output", "text, json or junit", cxxopts::value<std::string>()->default_value("text"))
+        ("o,output", "text, json, junit or sarif", cxxopts::value<std::string>()->default_value("text"))
         ("show-patched", "print each mutated object after its patch (YAML in text output)")
         ("nodes", "Node objects (JSON or YAML) for the check of Pods pinned to a node, besides the Nodes among the inputs", cxxopts::value<std::string>())
         ("h,help", "show this help")
@@ -248,7 +248,7 @@ int run_test(int argc, char** argv) {
         return kExitAllowed;
     }
     const std::string output = parsed["output"].as<std::string>();
-    if (output != "text" && output != "json" && output != "junit") return usage_error("--output must be text, json or junit");
+    if (output != "text" && output != "json" && output != "junit" && output != "sarif") return usage_error("--output must be text, json, junit or sarif");
     if (!parsed.count("paths")) return usage_error("name the manifests to check (files, directories, or - for stdin)");
 
     TestReport report;
@@ -299,6 +299,7 @@ int run_test(int argc, char** argv) {
     const bool show_patched = parsed.count("show-patched") > 0;
     if (output == "json") std::cout << render_json(report, show_patched);
     else if (output == "junit") std::cout << render_junit(report);
+    else if (output == "sarif") std::cout << render_sarif(report);
     else std::cout << render_text(report, show_patched);
     for (const auto& e : report.input_errors) {
         if (output != "text") std::cerr << "model-image-webhook test: " << e << "\n";

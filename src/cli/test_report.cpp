@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/rule.hpp"
 #include "model_image_webhook/text.hpp"
 #include "model_image_webhook/yaml_writer.hpp"
 
@@ -131,6 +132,92 @@ std::string render_json(const TestReport& report, bool show_patched) {
     out += "],\"notes\":" + json_list(report.notes) + ",\"errors\":" + json_list(report.input_errors) + ",\"summary\":{\"objects\":" + std::to_string(report.objects.size()) +
            ",\"allowed\":" + std::to_string(c.allowed) + ",\"denied\":" + std::to_string(c.denied) + ",\"skipped\":" + std::to_string(c.skipped) +
            ",\"errors\":" + std::to_string(report.input_errors.size()) + "}}\n";
+    return out;
+}
+
+namespace {
+
+// A file path as a SARIF artifact URI: relative paths stay relative; what a
+// URI cannot hold is percent-encoded.
+std::string uri_of(const std::string& path) {
+    static const char* kHex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : path) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
+// Beside the registry's rules, what SARIF needs an identifier for.
+constexpr Rule kWarningResult{"webhook-warning", "", "allowed, with a warning kubectl prints",
+                              "the webhook admits the object with a warning: something it could not clean, or a change it made that the user should know"};
+constexpr Rule kInputErrorResult{"manifest-error", "", "not sent", "the file cannot be read as Kubernetes manifests the way kubectl reads them"};
+
+std::string sarif_rule(const Rule& rule) {
+    return "{\"id\":" + json_string(rule.id) + ",\"name\":" + json_string(rule.id) + ",\"shortDescription\":{\"text\":" + json_string(rule.description) +
+           "},\"fullDescription\":{\"text\":" + json_string(std::string(rule.description) + (rule.field.empty() ? "" : " (" + std::string(rule.field) + ")")) +
+           "},\"help\":{\"text\":" + json_string("Answer: " + std::string(rule.verdict) + ". Every rule, its message and what to do instead: docs/rules.md.") +
+           "},\"properties\":{\"verdict\":" + json_string(rule.verdict) + "}}";
+}
+
+std::string sarif_result(std::string_view rule_id, std::size_t rule_index, std::string_view level, const std::string& message, const std::string& file,
+                         std::size_t line) {
+    return "{\"ruleId\":" + json_string(rule_id) + ",\"ruleIndex\":" + std::to_string(rule_index) + ",\"level\":\"" + std::string(level) +
+           "\",\"message\":{\"text\":" + json_string(message) + "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":" +
+           json_string(uri_of(file)) + "},\"region\":{\"startLine\":" + std::to_string(line == 0 ? 1 : line) + "}}}]}";
+}
+
+}  // namespace
+
+std::string render_sarif(const TestReport& report) {
+    std::vector<const Rule*> rules(rule_registry().begin(), rule_registry().end());
+    rules.push_back(&kWarningResult);
+    rules.push_back(&kInputErrorResult);
+    const auto index_of = [&](std::string_view id) {
+        for (std::size_t i = 0; i < rules.size(); ++i) {
+            if (rules[i]->id == id) return i;
+        }
+        return rules.size() - 1;
+    };
+    std::string out = R"({"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":{"driver":{"name":"model-image-webhook",)"
+                      R"("informationUri":"https://github.com/gpustack/gpustack-operator","rules":[)";
+    for (std::size_t i = 0; i < rules.size(); ++i) out += (i ? "," : "") + sarif_rule(*rules[i]);
+    out += "]}},\"results\":[";
+    bool first = true;
+    const auto add = [&](std::string result) {
+        out += (first ? "" : ",") + result;
+        first = false;
+    };
+    for (const ObjectResult& r : report.objects) {
+        const std::string who = r.kind + " " + (r.namespace_name.empty() ? "" : r.namespace_name + "/") + r.name + ": ";
+        if (r.verdict == TestVerdict::denied) {
+            // A denial names its rules comma-separated; the first is the result's.
+            const std::string first_rule = r.rule.substr(0, r.rule.find(','));
+            add(sarif_result(first_rule, index_of(first_rule), "error", who + r.message, r.file, r.line));
+        }
+        for (const auto& w : r.warnings) add(sarif_result(kWarningResult.id, index_of(kWarningResult.id), "warning", who + w, r.file, r.line));
+    }
+    for (const auto& e : report.input_errors) {
+        // "file:line: message" (the line may be missing)
+        std::string file = e, message = e;
+        std::size_t line = 1;
+        if (const std::size_t colon = e.find(": "); colon != std::string::npos) {
+            file = e.substr(0, colon);
+            message = e.substr(colon + 2);
+            if (const std::size_t c2 = file.rfind(':'); c2 != std::string::npos && file.find_first_not_of("0123456789", c2 + 1) == std::string::npos && c2 + 1 < file.size()) {
+                line = static_cast<std::size_t>(std::stoul(file.substr(c2 + 1)));
+                file = file.substr(0, c2);
+            }
+        }
+        add(sarif_result(kInputErrorResult.id, index_of(kInputErrorResult.id), "error", message, file, line));
+    }
+    out += "]}]}\n";
     return out;
 }
 

@@ -36,5 +36,8 @@ struct TestReport {
 std::string render_text(const TestReport& report, bool show_patched);
 std::string render_json(const TestReport& report, bool show_patched);
 std::string render_junit(const TestReport& report);
+// SARIF 2.1.0, for code scanning: one result per denial, warning and input
+// error, each at its file and line; the rules' metadata from the rule registry.
+std::string render_sarif(const TestReport& report);
 
 }  // namespace miw::cli

@@ -284,4 +284,35 @@ def yaml_is_read_as_kubectl_reads_it():
     assert again["patch"] is None, "the shown object, read back, is already rendered"
     assert "defaultMode: 493" in shown and '"0x1F"' in shown and '"yes"' in shown, shown
 
+
+@test
+def sarif_output_is_valid_sarif_with_a_result_per_finding():
+    import jsonschema
+    with open(os.path.join(REPO, "tests", "fixtures", "sarif-schema-2.1.0.json")) as f:
+        schema = json.load(f)
+    broken = write("broken.yaml", "a: [1\n")
+    code, out, err = run("examples/manifests", broken, "--output", "sarif")
+    assert code == 2, (code, err)
+    doc = json.loads(out)
+    jsonschema.Draft4Validator(schema).validate(doc)
+    run_ = doc["runs"][0]
+    rules = [r["id"] for r in run_["tool"]["driver"]["rules"]]
+    assert "digest-required" in rules and "two-weight-sources" in rules and "webhook-warning" in rules
+    code_j, out_j, _ = run(os.path.join(MANIFESTS), "--output", "json")
+    report = json.loads(out_j)
+    denials = sum(1 for o in report["objects"] if o["verdict"] == "denied")
+    warnings = sum(len(o["warnings"]) for o in report["objects"])
+    results = run_["results"]
+    assert sum(1 for r in results if r["level"] == "error" and r["ruleId"] != "manifest-error") == denials
+    assert sum(1 for r in results if r["level"] == "warning") == warnings
+    errors = [r for r in results if r["ruleId"] == "manifest-error"]
+    assert len(errors) == 1 and errors[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("broken.yaml")
+    for r in results:
+        assert rules[r["ruleIndex"]] == r["ruleId"]
+        region = r["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1
+    tag = [r for r in results if r["ruleId"] == "digest-required"][0]
+    assert tag["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "examples/manifests/artifacts.yaml"
+    assert tag["locations"][0]["physicalLocation"]["region"]["startLine"] == 13
+
 harness.run_tests(TESTS, "test command")
