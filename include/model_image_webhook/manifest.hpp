@@ -5,7 +5,10 @@
 #include "model_image_webhook/json_visitor.hpp"
 #include "model_image_webhook/result.hpp"
 
+#include "model_image_webhook/webhook_selection.hpp"
+
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,7 @@ struct ManifestObject {
     std::string generate_name;
     std::string namespace_name;
     bool opted_in = false;  // label gpustack.ai/model-delivery: image
+    std::map<std::string, std::string> labels;  // metadata.labels (string values)
     bool mounts_image_volume = false;  // a Pod with an image volume in spec.volumes
     std::string json;  // the object, compact
     std::size_t item = 0;  // index in a List's items; 0 otherwise
@@ -29,6 +33,10 @@ struct ManifestObject {
 // The objects of one JSON document: the document itself, or a List's items.
 // json is parsed in place.
 Result<std::vector<ManifestObject>> read_manifest_objects(std::string& json);
+
+// The webhooks of one ValidatingWebhookConfiguration or
+// MutatingWebhookConfiguration document (any other kind gives none).
+Result<std::vector<WebhookEntry>> read_webhook_configuration(std::string& json);
 
 // Applies an RFC 6902 patch (add, remove, replace; the ops the webhook
 // emits) to a JSON document: the patched document, compact.

@@ -4,6 +4,7 @@
 #include "input.hpp"
 #include "node_file.hpp"
 #include "policy_options.hpp"
+#include "shipped_webhooks.hpp"
 #include "test_report.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <iostream>
 
 namespace miw::cli {
@@ -163,29 +165,51 @@ std::string admission_review(const ManifestObject& o, std::size_t n) {
            ",\"operation\":\"CREATE\",\"userInfo\":{\"username\":\"model-image-webhook-test\"},\"object\":" + o.json + ",\"oldObject\":null,\"dryRun\":true}}";
 }
 
+// The plural a webhook rule names a kind by, from the rule scopes.
+std::string_view resource_of(Endpoint endpoint, const GroupVersionKind& kind) {
+    for (const RuleScope& s : rule_scopes()) {
+        if (s.endpoint == endpoint && s.group == kind.group && s.kind == kind.kind && s.resource.find('/') == std::string_view::npos) return s.resource;
+    }
+    return {};
+}
+
 class Evaluator {
 public:
-    Evaluator(const PolicyConfig& policy, const NodeSource& nodes) : policy_(policy), nodes_(nodes) {}
+    Evaluator(const PolicyConfig& policy, const NodeSource& nodes, const std::vector<WebhookEntry>& webhooks,
+              const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
+        : policy_(policy), nodes_(nodes), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
 
     // Runs one object through the endpoints the webhook configurations would
     // send it to; a failure when the object cannot be read.
     Status evaluate(ManifestObject object, ObjectResult& r) {
         if (object.group.empty() && object.kind == "Node") return skip(r, "a Node: used for the check of Pods pinned to it");
-        // The endpoints whose rules cover the object (applies(), as the shipped
-        // configurations' rules do), then their selectors: the opt-in label
-        // for the delivery; for the node check an image volume, which an
-        // opted-in Pod has by the time validation sees it (mutation comes first).
+        // The endpoints whose rules cover the object (applies()), each only if
+        // a webhook configuration sends it there: its rules, namespaceSelector
+        // (on the namespace's labels, kubernetes.io/metadata.name among them)
+        // and objectSelector. The node check's matchConditions (an image
+        // volume, which an opted-in Pod has by the time validation sees it)
+        // are CEL, written out here.
         const GroupVersionKind kind{object.group, object.version, object.kind};
+        const std::string ns = object.namespace_name.empty() ? "default" : object.namespace_name;
+        std::map<std::string, std::string> ns_labels{{"kubernetes.io/metadata.name", ns}};
+        if (const auto it = namespace_labels_.find(ns); it != namespace_labels_.end()) ns_labels.insert(it->second.begin(), it->second.end());
         std::vector<Endpoint> endpoints;
         bool covered = false;
+        std::string why_not;
         for (Endpoint endpoint : {Endpoint::mutate, Endpoint::validate}) {
             const RuleSet rules = applies(endpoint, kind, Operation::create, "");
-            covered = covered || rules != RuleSet::none;
-            const bool selected = rules == RuleSet::model_artifact || (rules == RuleSet::delivery && object.opted_in) ||
-                                  (rules == RuleSet::pinned_pod && (object.mounts_image_volume || object.opted_in));
-            if (selected) endpoints.push_back(endpoint);
+            if (rules == RuleSet::none) continue;
+            covered = true;
+            const Selection selection = select(webhooks_, endpoint == Endpoint::mutate ? "/mutate" : "/validate", object.group, object.version,
+                                               resource_of(endpoint, kind), ns_labels, object.labels);
+            if (!selection.sent) {
+                if (why_not.empty()) why_not = selection.why_not.empty() ? "no webhook configuration sends it" : selection.why_not;
+                continue;
+            }
+            if (rules == RuleSet::pinned_pod && !(object.mounts_image_volume || object.opted_in)) continue;
+            endpoints.push_back(endpoint);
         }
-        if (endpoints.empty() && covered) return skip(r, "no label " + std::string(kOptInLabel) + ": image, so the webhook is not called");
+        if (endpoints.empty() && covered) return skip(r, why_not.empty() ? "it mounts no image volume, so the node check is not called" : why_not);
         if (endpoints.empty()) return skip(r, object.kind + " is not sent to the webhook");
         r.verdict = TestVerdict::allowed;
         for (Endpoint endpoint : endpoints) {
@@ -224,6 +248,8 @@ private:
 
     const PolicyConfig& policy_;
     const NodeSource& nodes_;
+    const std::vector<WebhookEntry>& webhooks_;
+    const std::map<std::string, std::map<std::string, std::string>>& namespace_labels_;
     std::size_t count_ = 0;
 };
 
@@ -236,6 +262,8 @@ int run_test(int argc, char** argv) {
         ("o,output", "text, json, junit or sarif", cxxopts::value<std::string>()->default_value("text"))
         ("show-patched", "print each mutated object after its patch (YAML in text output)")
         ("nodes", "Node objects (JSON or YAML) for the check of Pods pinned to a node, besides the Nodes among the inputs", cxxopts::value<std::string>())
+        ("webhook-config", "the Validating/MutatingWebhookConfigurations to select objects by (default: the shipped manifests/base/webhooks.yaml)",
+         cxxopts::value<std::string>())
         ("h,help", "show this help")
         ("paths", "files, directories (recursive: .yaml, .yml, .json) or - for stdin", cxxopts::value<std::vector<std::string>>());
     add_policy_options(options, "");
@@ -275,7 +303,25 @@ int run_test(int argc, char** argv) {
         }
     }
 
-    Evaluator evaluator(policy, nodes);
+    const std::string config_text = parsed.count("webhook-config") ? std::string() : std::string(kShippedWebhooks);
+    std::vector<WebhookEntry> webhooks;
+    {
+        Result<std::string> text = parsed.count("webhook-config") ? read_input(parsed["webhook-config"].as<std::string>()) : Result<std::string>(config_text);
+        if (!text) return usage_error("--webhook-config: " + text.error());
+        YamlLoad load = load_yaml(*text);
+        if (!load.ok()) return usage_error("the webhook configurations: line " + std::to_string(load.error_line) + ": " + load.error);
+        for (auto& doc : load.documents) {
+            Result<std::vector<WebhookEntry>> entries = read_webhook_configuration(doc.json);
+            if (!entries) return usage_error("the webhook configurations: " + entries.error());
+            webhooks.insert(webhooks.end(), entries->begin(), entries->end());
+        }
+        if (webhooks.empty()) return usage_error("--webhook-config holds no ValidatingWebhookConfiguration or MutatingWebhookConfiguration");
+    }
+    std::map<std::string, std::map<std::string, std::string>> namespace_labels;
+    for (const auto& loaded : objects) {
+        if (loaded.object.group.empty() && loaded.object.kind == "Namespace") namespace_labels[loaded.object.name] = loaded.object.labels;
+    }
+    Evaluator evaluator(policy, nodes, webhooks, namespace_labels);
     for (auto& loaded : objects) {
         ObjectResult r;
         r.file = loaded.file;

@@ -22,6 +22,11 @@ std::string read_manifest_object(const Value& item, ManifestObject& out) {
     out.name = string_member(metadata, "name");
     out.generate_name = string_member(metadata, "generateName");
     out.namespace_name = string_member(metadata, "namespace");
+    if (const Value* labels = member(metadata, "labels"); labels != nullptr && labels->IsObject()) {
+        for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
+            if (it->value.IsString()) out.labels[std::string(view(it->name))] = std::string(view(it->value));
+        }
+    }
     const Value* label = member(member(metadata, "labels"), kOptInLabel);
     out.opted_in = label != nullptr && label->IsString() && view(*label) == kOptInValue;
     if (const Value* volumes = member(member(&item, "spec"), "volumes"); volumes != nullptr && volumes->IsArray()) {
@@ -80,6 +85,58 @@ Result<std::vector<ManifestObject>> read_manifest_objects(std::string& json) {
         object.from_list = true;
         if (std::string error = read_manifest_object((*items)[i], object); !error.empty()) return fail("item " + std::to_string(i) + " of the List: " + error);
         out.push_back(std::move(object));
+    }
+    return out;
+}
+
+namespace {
+
+std::vector<std::string> strings_of(const Value* list) {
+    std::vector<std::string> out;
+    if (list == nullptr || !list->IsArray()) return out;
+    for (const Value& v : list->GetArray()) {
+        if (v.IsString()) out.emplace_back(view(v));
+    }
+    return out;
+}
+
+LabelSelector selector_of(const Value* s) {
+    LabelSelector out;
+    if (const Value* labels = member(s, "matchLabels"); labels != nullptr && labels->IsObject()) {
+        for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
+            if (it->value.IsString()) out.match_labels[std::string(view(it->name))] = std::string(view(it->value));
+        }
+    }
+    if (const Value* exprs = member(s, "matchExpressions"); exprs != nullptr && exprs->IsArray()) {
+        for (const Value& e : exprs->GetArray()) out.match_expressions.push_back({string_member(&e, "key"), string_member(&e, "operator"), strings_of(member(&e, "values"))});
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<WebhookEntry>> read_webhook_configuration(std::string& json) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail(error);
+    std::vector<WebhookEntry> out;
+    const std::string kind = string_member(&doc, "kind");
+    if (kind != "ValidatingWebhookConfiguration" && kind != "MutatingWebhookConfiguration") return out;
+    const Value* hooks = member(&doc, "webhooks");
+    if (hooks == nullptr || !hooks->IsArray()) return out;
+    for (const Value& h : hooks->GetArray()) {
+        WebhookEntry w;
+        w.name = string_member(&h, "name");
+        w.path = string_member(member(member(&h, "clientConfig"), "service"), "path");
+        if (w.path.empty()) w.path = kind == "ValidatingWebhookConfiguration" ? "/validate" : "/mutate";
+        if (const Value* rules = member(&h, "rules"); rules != nullptr && rules->IsArray()) {
+            for (const Value& r : rules->GetArray()) {
+                w.rules.push_back({strings_of(member(&r, "apiGroups")), strings_of(member(&r, "apiVersions")), strings_of(member(&r, "operations")),
+                                   strings_of(member(&r, "resources"))});
+            }
+        }
+        w.namespace_selector = selector_of(member(&h, "namespaceSelector"));
+        w.object_selector = selector_of(member(&h, "objectSelector"));
+        out.push_back(std::move(w));
     }
     return out;
 }

@@ -146,7 +146,7 @@ def objects_the_webhook_never_sees_are_skipped():
     code, objects, doc = verdicts([os.path.join(MANIFESTS, "workloads.yaml")])
     skipped = {o["name"]: o["message"] for o in doc["objects"] if o["verdict"] == "skipped"}
     assert set(skipped) == {"web", "vllm-settings"} and code == 0, skipped
-    assert "no label gpustack.ai/model-delivery: image" in skipped["web"]
+    assert "the objectSelector of delivery.model-image-webhook.gpustack.ai (gpustack.ai/model-delivery=image) does not select it" in skipped["web"]
     assert doc["summary"] == {"objects": 5, "allowed": 3, "denied": 0, "skipped": 2, "errors": 0}
 
 
@@ -314,5 +314,29 @@ def sarif_output_is_valid_sarif_with_a_result_per_finding():
     tag = [r for r in results if r["ruleId"] == "digest-required"][0]
     assert tag["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "examples/manifests/artifacts.yaml"
     assert tag["locations"][0]["physicalLocation"]["region"]["startLine"] == 13
+
+
+@test
+def objects_are_selected_as_the_webhook_configurations_select_them():
+    ds = ("apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: fluentd\n  namespace: kube-system\n  labels: {gpustack.ai/model-delivery: image}\n"
+          "  annotations: {gpustack.ai/model-image: '" + REF + "'}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n"
+          "    spec:\n      containers: [{name: c, image: i}]\n")
+    code, objects, doc = verdicts([write("ds.yaml", ds)])
+    assert code == 0 and objects == [("fluentd", "skipped", 1)], objects
+    assert "namespaceSelector" in doc["objects"][0]["message"] and "kube-system" in doc["objects"][0]["message"]
+    # the same in a namespace of its own is rendered
+    code, objects, doc = verdicts([write("ds2.yaml", ds.replace("kube-system", "logging"))])
+    assert objects == [("fluentd", "allowed", 1)] and doc["objects"][0]["patch"], objects
+    # a user's own configuration, whose namespaceSelector asks for a label that a Namespace in the input carries
+    config = ("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: mine}\nwebhooks:\n"
+              "- name: delivery.example.com\n  clientConfig: {service: {name: w, namespace: w, path: /mutate}}\n"
+              "  rules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [daemonsets]}]\n"
+              "  namespaceSelector: {matchLabels: {models: 'on'}}\n")
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: logging\n  labels: {models: 'on'}\n---\n"
+    cfg = write("config.yaml", config)
+    code, objects, _ = verdicts(["--webhook-config", cfg, write("ds3.yaml", namespace + ds.replace("kube-system", "logging"))])
+    assert ("fluentd", "allowed", 7) in objects, objects
+    code, objects, doc = verdicts(["--webhook-config", cfg, write("ds4.yaml", ds.replace("kube-system", "logging"))])
+    assert objects == [("fluentd", "skipped", 1)] and "models=on" in doc["objects"][0]["message"], doc["objects"]
 
 harness.run_tests(TESTS, "test command")

@@ -1,0 +1,63 @@
+// Label selectors and webhook rules, matched as the apiserver matches them.
+#include "model_image_webhook/webhook_selection.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace miw;
+
+TEST_CASE("label selectors match as metav1.LabelSelector does", "[webhook_selection]") {
+    LabelSelector not_system;
+    not_system.match_expressions = {{"kubernetes.io/metadata.name", "NotIn", {"kube-system", "model-image-webhook"}}};
+    LabelSelector opted_in;
+    opted_in.match_labels = {{"gpustack.ai/model-delivery", "image"}};
+    LabelSelector warn;
+    warn.match_expressions = {{"gpustack.ai/model-image-enforcement", "In", {"warn"}}, {"team", "Exists", {}}, {"legacy", "DoesNotExist", {}}};
+    struct Case {
+        const char* name;
+        const LabelSelector& selector;
+        std::map<std::string, std::string> labels;
+        bool matches;
+    };
+    const LabelSelector everything;
+    const std::vector<Case> cases = {
+        {"an empty selector selects everything", everything, {}, true},
+        {"NotIn, another namespace", not_system, {{"kubernetes.io/metadata.name", "gpustack"}}, true},
+        {"NotIn, kube-system", not_system, {{"kubernetes.io/metadata.name", "kube-system"}}, false},
+        {"NotIn, the key absent", not_system, {}, true},
+        {"matchLabels present", opted_in, {{"gpustack.ai/model-delivery", "image"}, {"app", "x"}}, true},
+        {"matchLabels another value", opted_in, {{"gpustack.ai/model-delivery", "hub"}}, false},
+        {"matchLabels absent", opted_in, {}, false},
+        {"In, Exists and DoesNotExist together", warn, {{"gpustack.ai/model-image-enforcement", "warn"}, {"team", "a"}}, true},
+        {"In with another value", warn, {{"gpustack.ai/model-image-enforcement", "audit"}, {"team", "a"}}, false},
+        {"Exists missing", warn, {{"gpustack.ai/model-image-enforcement", "warn"}}, false},
+        {"DoesNotExist present", warn, {{"gpustack.ai/model-image-enforcement", "warn"}, {"team", "a"}, {"legacy", ""}}, false},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) { CHECK(c.selector.matches(c.labels) == c.matches); }
+    }
+    CHECK(not_system.describe() == "kubernetes.io/metadata.name notin (kube-system,model-image-webhook)");
+    CHECK(everything.describe() == "everything");
+}
+
+TEST_CASE("webhooks send what their rules and selectors cover", "[webhook_selection]") {
+    WebhookEntry delivery;
+    delivery.name = "delivery";
+    delivery.path = "/mutate";
+    delivery.rules = {{{"apps"}, {"v1"}, {"CREATE", "UPDATE"}, {"deployments"}}, {{""}, {"*"}, {"CREATE"}, {"pods"}}};
+    delivery.namespace_selector.match_expressions = {{"kubernetes.io/metadata.name", "NotIn", {"kube-system"}}};
+    delivery.object_selector.match_labels = {{"gpustack.ai/model-delivery", "image"}};
+    const std::vector<WebhookEntry> hooks = {delivery};
+    const std::map<std::string, std::string> ns{{"kubernetes.io/metadata.name", "gpustack"}};
+    const std::map<std::string, std::string> system{{"kubernetes.io/metadata.name", "kube-system"}};
+    const std::map<std::string, std::string> opted{{"gpustack.ai/model-delivery", "image"}};
+    CHECK(select(hooks, "/mutate", "apps", "v1", "deployments", ns, opted).sent);
+    CHECK(select(hooks, "/mutate", "", "v1", "pods", ns, opted).sent);
+    CHECK_FALSE(select(hooks, "/mutate", "apps", "v1beta2", "deployments", ns, opted).sent);  // a version the rule does not list
+    CHECK_FALSE(select(hooks, "/validate", "apps", "v1", "deployments", ns, opted).sent);
+    const Selection system_ns = select(hooks, "/mutate", "apps", "v1", "deployments", system, opted);
+    CHECK_FALSE(system_ns.sent);
+    CHECK(system_ns.why_not == "the namespaceSelector of delivery (kubernetes.io/metadata.name notin (kube-system)) does not select its namespace");
+    const Selection unlabelled = select(hooks, "/mutate", "apps", "v1", "deployments", ns, {});
+    CHECK(unlabelled.why_not == "the objectSelector of delivery (gpustack.ai/model-delivery=image) does not select it");
+    CHECK(select(hooks, "/mutate", "batch", "v1", "jobs", ns, opted).why_not.empty());  // no rule covers it: nothing to say of selectors
+}
