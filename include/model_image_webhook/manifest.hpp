@@ -34,6 +34,11 @@ struct ManifestObject {
 // json is parsed in place.
 Result<std::vector<ManifestObject>> read_manifest_objects(std::string& json);
 
+// The Pod a workload's (first) pod template makes: the template's metadata
+// and spec, in the workload's namespace, named "<workload>-*". nullopt-like
+// failure when the workload has no template.
+Result<ManifestObject> pod_of_template(const ManifestObject& workload);
+
 // The webhooks of one ValidatingWebhookConfiguration or
 // MutatingWebhookConfiguration document (any other kind gives none).
 Result<std::vector<WebhookEntry>> read_webhook_configuration(std::string& json);

@@ -209,7 +209,19 @@ public:
             if (rules == RuleSet::pinned_pod && !(object.mounts_image_volume || object.opted_in)) continue;
             endpoints.push_back(endpoint);
         }
-        if (endpoints.empty() && covered) return skip(r, why_not.empty() ? "it mounts no image volume, so the node check is not called" : why_not);
+        if (endpoints.empty() && covered) {
+            // Not sent itself, but a template that opts in makes Pods that are:
+            // the workload is judged as they will be.
+            if (Result<ManifestObject> pod = pod_of_template(object); pod && pod->opted_in) {
+                const Status judged = evaluate(std::move(*pod), r);
+                const std::string note = "judged as the Pods it creates: its pod template carries the label " + std::string(kOptInLabel) +
+                                         ": image, so each of its Pods goes through the webhook when it is created";
+                if (r.verdict == TestVerdict::denied) r.message = "its Pods will be refused: " + r.message;
+                r.warnings.insert(r.warnings.begin(), note);
+                return judged;
+            }
+            return skip(r, why_not.empty() ? "it mounts no image volume, so the node check is not called" : why_not);
+        }
         if (endpoints.empty()) return skip(r, object.kind + " is not sent to the webhook");
         r.verdict = TestVerdict::allowed;
         for (Endpoint endpoint : endpoints) {

@@ -4,6 +4,9 @@
 
 #include "json_dom.hpp"
 
+#include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/pod_spec.hpp"
+
 namespace miw {
 
 using namespace json;
@@ -114,6 +117,36 @@ LabelSelector selector_of(const Value* s) {
 }
 
 }  // namespace
+
+Result<ManifestObject> pod_of_template(const ManifestObject& workload) {
+    const auto locations = pod_spec_locations(workload.group, workload.kind);
+    if (locations.empty() || locations.front() == "/spec") return fail(workload.kind + " has no pod template");
+    std::string text = workload.json;
+    Document doc;
+    if (std::string error = parse_document(text, doc); !error.empty()) return fail(error);
+    // The template is the spec's parent: "/spec/template" of "/spec/template/spec".
+    std::string_view pointer = locations.front();
+    pointer = pointer.substr(0, pointer.rfind('/'));
+    const Value* at = &doc;
+    while (at != nullptr && !pointer.empty()) {
+        pointer.remove_prefix(1);
+        const std::size_t slash = pointer.find('/');
+        at = member(at, pointer.substr(0, slash));
+        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
+    }
+    const Value* spec = member(at, "spec");
+    if (at == nullptr || spec == nullptr || !spec->IsObject()) return fail(workload.kind + " has no pod template");
+    const Value* metadata = member(at, "metadata");
+    std::string meta = metadata != nullptr && metadata->IsObject() ? serialize(*metadata) : std::string("{}");
+    // The template's metadata, with the Pod's namespace and a name of its own.
+    meta.pop_back();
+    const std::string extra = "\"name\":" + json_string(workload.name + "-*") + ",\"namespace\":" + json_string(workload.namespace_name);
+    meta += (meta.size() > 1 ? "," : "") + extra + "}";
+    std::string pod = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":" + meta + ",\"spec\":" + serialize(*spec) + "}";
+    Result<std::vector<ManifestObject>> objects = read_manifest_objects(pod);
+    if (!objects) return fail(objects.error());
+    return std::move(objects->front());
+}
 
 Result<std::vector<WebhookEntry>> read_webhook_configuration(std::string& json) {
     Document doc;

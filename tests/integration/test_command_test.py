@@ -339,4 +339,18 @@ def objects_are_selected_as_the_webhook_configurations_select_them():
     code, objects, doc = verdicts(["--webhook-config", cfg, write("ds4.yaml", ds.replace("kube-system", "logging"))])
     assert objects == [("fluentd", "skipped", 1)] and "models=on" in doc["objects"][0]["message"], doc["objects"]
 
+
+@test
+def a_template_that_opts_in_is_judged_as_its_pods_will_be():
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tmpl\n  namespace: gpustack\nspec:\n  selector: {matchLabels: {a: b}}\n"
+           "  template:\n    metadata:\n      labels: {a: b, gpustack.ai/model-delivery: image}\n      annotations: {gpustack.ai/model-image: 'r.io/m:v1'}\n"
+           "    spec:\n      containers: [{name: c, image: i}]\n")
+    code, objects, doc = verdicts([write("tmpl.yaml", dep)])
+    assert code == 1 and objects == [("tmpl", "denied", 1)], objects
+    o = doc["objects"][0]
+    assert o["rule"] == "digest-required" and o["message"].startswith("its Pods will be refused: ")
+    assert o["warnings"][0].startswith("judged as the Pods it creates")
+    code, objects, doc = verdicts([write("tmpl-ok.yaml", dep.replace("r.io/m:v1", REF))])
+    assert code == 0 and objects == [("tmpl", "allowed", 1)] and doc["objects"][0]["patch"], objects
+
 harness.run_tests(TESTS, "test command")
