@@ -94,7 +94,7 @@ TEST_CASE("what the writer writes reads back, as kubectl reads it, to the same J
     for (std::size_t i = 0; i < strings.size(); ++i) {
         json += (i ? "," : "") + json_string(strings[i]) + ":" + json_string(strings[i]);
     }
-    json += R"(,"numbers":[0,-7,1.5,18446744073709551615,1e+21],"flags":[true,false,null],"empty":{},"none":[],"nested":{"a":[{"b":"0755"}]}})";
+    json += R"(,"numbers":[0,-7,1.5,18446744073709551615,1e+21,1.5e-7,18446744073709552000],"flags":[true,false,null],"empty":{},"none":[],"nested":{"a":[{"b":"0755"}]}})";
     YamlWriter writer;
     REQUIRE(visit_json(json, writer));
     const std::string yaml = writer.yaml();

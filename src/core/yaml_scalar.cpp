@@ -101,7 +101,8 @@ std::pair<std::string, int> shortest_digits(double v) {
 // digits, so 2^64 is 18446744073709552000; 'e' below 1e-6 and from 1e21,
 // with "e-07" as "e-7").
 std::string go_json_float(double v) {
-    if (v == 0) return std::signbit(v) ? "-0" : "0";
+    // Go writes -0.0 as -0; to the apiserver that is 0, and 0 is what reads back.
+    if (v == 0) return "0";
     const double a = std::fabs(v);
     const auto [digits, exp10] = shortest_digits(v);
     std::string out = v < 0 ? "-" : "";
