@@ -64,6 +64,11 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"another program: only the download flags", "i", {"server"}, {"--model", "Qwen/Q", "--code-revision=x"}, {"server", "--model", "Qwen/Q"}},
         {"another image without a command", "busybox", {}, {"Qwen/Q"}, {"Qwen/Q"}},
         {"vllm without serve", "i", {"vllm", "bench", "Qwen/Q"}, {}, {"vllm", "bench", "Qwen/Q"}},
+        {"--model with no value", "i", {"vllm", "serve"}, {"--model", "--port", "8000"}, {"vllm", "serve", "--model", "--port", "8000"}},
+        {"--model followed by a download flag", "vllm/vllm-openai:v0.6.3", {}, {"--model", "--tokenizer-revision=/var/lib/gpustack/model", "--port", "8000"},
+         {"--model", "--port", "8000"}},
+        {"--model whose value was a download flag", "vllm/vllm-openai:v0.6.3", {}, {"--model", "--tokenizer-revision=/x", "m-port"},
+         {"--model", m, "--served-model-name", "m-port"}},
         {"serve then a flag first: --model", "i", {"vllm", "serve", "--port", "8000", "--model", "Qwen/Q"}, {},
          {"vllm", "serve", "--port", "8000", "--model", m, "--served-model-name", "Qwen/Q"}},
     };

@@ -111,7 +111,10 @@ std::optional<FlagValue> find_flag(const std::vector<Word>& words, std::size_t f
     for (std::size_t i = from; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
         for (std::string_view name : names) {
-            if (text == name && i + 1 < words.size() && words[i + 1].arg->is_string) return FlagValue{i + 1, name, words[i + 1].text(), false};
+            // "--model --port": the flag has no value (a value never starts with '-').
+            if (text == name && i + 1 < words.size() && words[i + 1].arg->is_string && !words[i + 1].text().empty() && words[i + 1].text().front() != '-') {
+                return FlagValue{i + 1, name, words[i + 1].text(), false};
+            }
             if (text.size() > name.size() && text.rfind(name, 0) == 0 && text[name.size()] == '=') {
                 return FlagValue{i, name, text.substr(name.size() + 1), true};
             }
@@ -210,7 +213,17 @@ ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     const std::vector<Word> words = command_line(c);
     const std::string who = "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": ";
     plan_download_flags(words, c, who, edits);
-    if (selected) plan_model_argument(words, c, who, edits);
+    if (!selected) return edits;
+    // The engine and its model are found on the command line as it will be
+    // once the download flags are gone, as a second pass would see it: a
+    // "--model" whose value was a download flag keeps no value after it.
+    std::vector<Word> kept;
+    kept.reserve(words.size());
+    for (const Word& w : words) {
+        const auto& removed = w.in_command ? edits.command_removed : edits.args_removed;
+        if (std::find(removed.begin(), removed.end(), w.index) == removed.end()) kept.push_back(w);
+    }
+    plan_model_argument(kept, c, who, edits);
     return edits;
 }
 

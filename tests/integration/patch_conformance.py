@@ -139,7 +139,7 @@ def point_engine_at_mount(c):
             w = words[i]
             if not isinstance(w, str):
                 continue
-            hit = [f for f in flags if w == f and i + 1 < len(words)]
+            hit = [f for f in flags if w == f and i + 1 < len(words) and isinstance(words[i + 1], str) and words[i + 1] and not words[i + 1].startswith("-")]
             if hit:
                 at, old = i + 1, words[i + 1]
                 break
@@ -182,12 +182,12 @@ def render(spec, ref, names):
             if c.get("env") is not None:
                 c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and stripped_env(e["name"]))]
             selected = field == "containers" and (not names or c.get("name") in names)
-            if selected:
-                point_engine_at_mount(c)
             if c.get("args") is not None:
                 c["args"] = without_download_flags(c["args"])
             if c.get("command"):
                 c["command"] = c["command"][:1] + without_download_flags(c["command"][1:])
+            if selected:  # on the command line as it is without the download flags
+                point_engine_at_mount(c)
             if selected:
                 mounts = c.get("volumeMounts") or []
                 ours = [j for j, m in enumerate(mounts) if m.get("name") == "gpustack-model"]
