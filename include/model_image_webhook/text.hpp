@@ -15,6 +15,10 @@ std::string describe_byte_at(std::string_view text, std::size_t offset);
 // a UTF-8 sequence in two.
 std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 
+// text as it is when it is at most max_bytes long; else its utf8_prefix and
+// "...(cut, N bytes)", so a client-chosen megabyte is not repeated whole.
+std::string cut_with_length(std::string_view text, std::size_t max_bytes);
+
 // A value as Go's %q prints it in a field error ("..." with escapes), cut to
 // about max_bytes so that a megabyte of input is not echoed back.
 std::string quote_value(std::string_view value, std::size_t max_bytes = 128);

@@ -44,13 +44,7 @@ ReviewResult unreadable(std::string message) {
 
 // A request's uid as a log line or a report shows it: the client chooses its
 // length, and only the answer must carry it whole.
-std::string summary_text(std::string_view text) {
-    constexpr std::size_t kKept = 256;
-    if (text.size() <= kKept) return std::string(text);
-    std::size_t keep = kKept;
-    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;  // not inside a UTF-8 sequence
-    return std::string(text.substr(0, keep)) + "...(cut, " + std::to_string(text.size()) + " bytes)";
-}
+std::string summary_text(std::string_view text) { return cut_with_length(text, 256); }
 
 void summarize(const AdmissionRequest& req, ReviewResult& r) {
     r.uid = summary_text(req.uid);

@@ -105,6 +105,18 @@ inline JsonType type_of(const Value* v) {
     return JsonType::null;
 }
 
+// The value at a JSON Pointer made of plain member names ("/spec/template/spec").
+inline const Value* at_pointer(const Value* root, std::string_view pointer) {
+    const Value* at = root;
+    while (at != nullptr && !pointer.empty()) {
+        pointer.remove_prefix(1);
+        const std::size_t slash = pointer.find('/');
+        at = member(at, pointer.substr(0, slash));
+        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
+    }
+    return at;
+}
+
 inline void write_string(JsonWriter& w, std::string_view s) { w.String(s.data(), static_cast<SizeType>(s.size())); }
 inline void write_key(JsonWriter& w, std::string_view s) { w.Key(s.data(), static_cast<SizeType>(s.size())); }
 

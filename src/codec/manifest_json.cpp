@@ -125,15 +125,8 @@ Result<ManifestObject> pod_of_template(const ManifestObject& workload) {
     Document doc;
     if (std::string error = parse_document(text, doc); !error.empty()) return fail(error);
     // The template is the spec's parent: "/spec/template" of "/spec/template/spec".
-    std::string_view pointer = locations.front();
-    pointer = pointer.substr(0, pointer.rfind('/'));
-    const Value* at = &doc;
-    while (at != nullptr && !pointer.empty()) {
-        pointer.remove_prefix(1);
-        const std::size_t slash = pointer.find('/');
-        at = member(at, pointer.substr(0, slash));
-        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
-    }
+    const std::string_view spec_pointer = locations.front();
+    const Value* at = at_pointer(&doc, spec_pointer.substr(0, spec_pointer.rfind('/')));
     const Value* spec = member(at, "spec");
     if (at == nullptr || spec == nullptr || !spec->IsObject()) return fail(workload.kind + " has no pod template");
     const Value* metadata = member(at, "metadata");

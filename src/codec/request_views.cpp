@@ -343,17 +343,6 @@ std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view po
     return std::nullopt;
 }
 
-// The value at a JSON Pointer made of plain member names ("/spec/template/spec").
-const Value* at_pointer(const Value* root, std::string_view pointer) {
-    const Value* at = root;
-    while (at != nullptr && !pointer.empty()) {
-        pointer.remove_prefix(1);
-        const std::size_t slash = pointer.find('/');
-        at = member(at, pointer.substr(0, slash));
-        pointer = slash == std::string_view::npos ? std::string_view() : pointer.substr(slash);
-    }
-    return at;
-}
 
 std::optional<RequestError> read_annotation(const Value* annotations, std::string_view key, bool& present, std::string_view& out) {
     const Value* v = member(annotations, key);

@@ -87,6 +87,11 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
     return text.substr(0, cut);
 }
 
+std::string cut_with_length(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return std::string(text);
+    return std::string(utf8_prefix(text, max_bytes)) + "...(cut, " + std::to_string(text.size()) + " bytes)";
+}
+
 std::string quote_value(std::string_view value, std::size_t max_bytes) {
     const std::string_view shown = utf8_prefix(value, max_bytes);
     std::string out = "\"";

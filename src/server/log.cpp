@@ -1,6 +1,7 @@
 #include "log.hpp"
 
 #include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -39,17 +40,8 @@ constexpr std::size_t kMaxLoggedString = 512;
 
 void append_value(std::string& out, const Log::Value& value) {
     if (const auto* s = std::get_if<std::string_view>(&value)) {
-        if (s->size() <= kMaxLoggedString) {
-            append_json_string(out, *s);
-        } else {
-            std::size_t keep = kMaxLoggedString;
-            while (keep > 0 && (static_cast<unsigned char>((*s)[keep]) & 0xC0) == 0x80) --keep;  // not inside a UTF-8 sequence
-            std::string cut(s->substr(0, keep));
-            cut += "...(cut, ";
-            cut += std::to_string(s->size());
-            cut += " bytes)";
-            append_json_string(out, cut);
-        }
+        if (s->size() <= kMaxLoggedString) append_json_string(out, *s);
+        else append_json_string(out, cut_with_length(*s, kMaxLoggedString));
     } else if (const auto* i = std::get_if<long long>(&value)) {
         char buf[24];
         out.append(buf, std::to_chars(buf, buf + sizeof buf, *i).ptr);
