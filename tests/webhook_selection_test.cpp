@@ -50,14 +50,14 @@ TEST_CASE("webhooks send what their rules and selectors cover", "[webhook_select
     const std::map<std::string, std::string> ns{{"kubernetes.io/metadata.name", "gpustack"}};
     const std::map<std::string, std::string> system{{"kubernetes.io/metadata.name", "kube-system"}};
     const std::map<std::string, std::string> opted{{"gpustack.ai/model-delivery", "image"}};
-    CHECK(select(hooks, "/mutate", "apps", "v1", "deployments", ns, opted).sent);
-    CHECK(select(hooks, "/mutate", "", "v1", "pods", ns, opted).sent);
-    CHECK_FALSE(select(hooks, "/mutate", "apps", "v1beta2", "deployments", ns, opted).sent);  // a version the rule does not list
-    CHECK_FALSE(select(hooks, "/validate", "apps", "v1", "deployments", ns, opted).sent);
-    const Selection system_ns = select(hooks, "/mutate", "apps", "v1", "deployments", system, opted);
+    CHECK(select(hooks, Endpoint::mutate, Enforcement::deny, "apps", "v1", "deployments", ns, opted).sent);
+    CHECK(select(hooks, Endpoint::mutate, Enforcement::deny, "", "v1", "pods", ns, opted).sent);
+    CHECK_FALSE(select(hooks, Endpoint::mutate, Enforcement::deny, "apps", "v1beta2", "deployments", ns, opted).sent);  // a version the rule does not list
+    CHECK_FALSE(select(hooks, Endpoint::validate, Enforcement::deny, "apps", "v1", "deployments", ns, opted).sent);
+    const Selection system_ns = select(hooks, Endpoint::mutate, Enforcement::deny, "apps", "v1", "deployments", system, opted);
     CHECK_FALSE(system_ns.sent);
     CHECK(system_ns.why_not == "the namespaceSelector of delivery (kubernetes.io/metadata.name notin (kube-system)) does not select its namespace");
-    const Selection unlabelled = select(hooks, "/mutate", "apps", "v1", "deployments", ns, {});
+    const Selection unlabelled = select(hooks, Endpoint::mutate, Enforcement::deny, "apps", "v1", "deployments", ns, {});
     CHECK(unlabelled.why_not == "the objectSelector of delivery (gpustack.ai/model-delivery=image) does not select it");
-    CHECK(select(hooks, "/mutate", "batch", "v1", "jobs", ns, opted).why_not.empty());  // no rule covers it: nothing to say of selectors
+    CHECK(select(hooks, Endpoint::mutate, Enforcement::deny, "batch", "v1", "jobs", ns, opted).why_not.empty());  // no rule covers it: nothing to say of selectors
 }

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/result.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,13 @@ struct ReviewContext {
     PolicyConfig policy;
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
     JsonReader json_reader = JsonReader::compact_first;
+    Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
 };
 
 enum class ReviewOutcome {
     allowed,
     denied,
+    would_deny,  // a policy denial the enforcement mode admitted (warn, audit)
     bad_request,  // a review-shaped answer with status 400: the uid was readable
     unreadable,  // no review could be formed: a plain HTTP 400
     internal_error,
@@ -55,8 +59,10 @@ struct ReviewResult {
     std::string operation;
     bool dry_run = false;
     std::string rules;  // the audit annotation's value
-    std::string message;  // status.message of a denial
-    std::vector<std::string> warnings;
+    std::string message;  // status.message of a denial, or of what would have been one
+    std::vector<std::string> warnings;  // as the answer carries them, before the wire's cut
+    std::size_t softened_warnings = 0;  // the last ones of warnings: the findings of a would_deny under warn
+    std::optional<Enforcement> softened;  // the mode that admitted a would_deny
     std::string patch;  // the JSON Patch document sent (base64-encoded) in the answer; empty for none
 };
 

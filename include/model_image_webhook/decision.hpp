@@ -4,11 +4,15 @@
 
 #include "model_image_webhook/rule.hpp"
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace miw {
+
+enum class Enforcement : unsigned char;  // enforcement.hpp
 
 // metav1.CauseType values a field error carries.
 enum class CauseType { field_value_invalid, field_value_required, field_value_forbidden };
@@ -42,6 +46,11 @@ struct Decision {
     std::vector<std::string> warnings;
     std::vector<std::string> rules;  // for the audit annotation, in cause order
     std::string patch;  // a JSON Patch document (JSON text) for an allowed mutation; empty for none
+    // Set when the enforcement mode admitted a denial (enforcement.hpp): the
+    // fields above still say what was found; the last softened_warnings
+    // warnings are the findings as kubectl prints them.
+    std::optional<Enforcement> softened;
+    std::size_t softened_warnings = 0;
 
     std::string rule_annotation() const;  // rules joined by ","
 };

@@ -27,6 +27,12 @@ std::string quote_value(std::string_view value, std::size_t max_bytes = 128);
 // apiserver drops warnings that hold control characters or run too long.
 std::string printable_line(std::string_view text, std::size_t max_bytes);
 
+// A warning as the apiserver passes it on: control characters (C0, DEL and
+// C1) replaced by spaces, and a text over kMaxWarningBytes cut at a character
+// boundary with "..." at its end, so a long message arrives cut, not dropped.
+inline constexpr std::size_t kMaxWarningBytes = 256;
+std::string warning_line(std::string_view text);
+
 // Standard base64 with padding (RFC 4648), as AdmissionResponse.patch travels.
 std::string base64_encode(std::string_view bytes);
 // The same written to out, which has room for base64_length(bytes.size()) characters.

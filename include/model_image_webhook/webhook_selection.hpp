@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/enforcement.hpp"
 
 #include <map>
 #include <string>
@@ -48,12 +49,18 @@ struct WebhookEntry {
 // What the configurations do with one object.
 struct Selection {
     bool sent = false;
+    // The enforcement mode of the path it is sent to: the one /warn/ or
+    // /audit/ forces, else the configured one. Where several webhooks send
+    // it, the strictest: the apiserver calls each, and one denial refuses.
+    Enforcement mode = Enforcement::deny;
     std::string why_not;  // which selector (or rule) kept it away, for the report
 };
 
-// The webhooks at `path` for an object of that group, version and resource
-// in a namespace with these labels and with these labels of its own.
-Selection select(const std::vector<WebhookEntry>& webhooks, std::string_view path, std::string_view group, std::string_view version,
+// The webhooks whose path is one of `endpoint`'s (admission_path.hpp) for an
+// object of that group, version and resource in a namespace with these
+// labels and with these labels of its own; `configured` is the mode of
+// /validate and /mutate (--enforcement).
+Selection select(const std::vector<WebhookEntry>& webhooks, Endpoint endpoint, Enforcement configured, std::string_view group, std::string_view version,
                  std::string_view resource, const std::map<std::string, std::string>& namespace_labels,
                  const std::map<std::string, std::string>& object_labels);
 

@@ -12,7 +12,16 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
          cxxopts::value<std::string>()->default_value(""))
         ("runtime-floor", "RUNTIME=VERSION: a container runtime whose Nodes may run image volumes, from that version (repeatable; "
                           "containerd=2.1 unless one names containerd), e.g. cri-o=1.31",
-         cxxopts::value<std::vector<std::string>>());
+         cxxopts::value<std::vector<std::string>>())
+        ("enforcement", "what a policy denial becomes: deny; warn (allowed, the reason sent as warnings); audit (allowed, recorded only in "
+                        "audit annotations and metrics)",
+         cxxopts::value<std::string>()->default_value("deny"));
+}
+
+Result<Enforcement> enforcement_from_options(const cxxopts::ParseResult& parsed) {
+    const std::string text = parsed["enforcement"].as<std::string>();
+    if (const auto mode = parse_enforcement(text)) return *mode;
+    return fail("--enforcement \"" + text + "\" is not one of deny, warn, audit");
 }
 
 Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, const std::string& kube_version) {

@@ -33,7 +33,7 @@ int run_review(int argc, char** argv) {
     if (!command_line) return usage_error(command_line.error());
     const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
-        std::cout << options.help() << "\nExit status: 0 allowed, 1 denied, 2 input or usage error.\n";
+        std::cout << options.help() << "\nExit status: 0 allowed, 1 denied, 2 input or usage error. A denial that --enforcement warn or audit admits exits 0.\n";
         return kExitAllowed;
     }
     std::vector<std::string> inputs;
@@ -43,6 +43,8 @@ int run_review(int argc, char** argv) {
     if (!endpoint) return usage_error("--endpoint must be validate or mutate");
     const auto policy = policy_from_options(parsed, parsed["kube-version"].as<std::string>());
     if (!policy) return usage_error(policy.error());
+    const auto enforcement = enforcement_from_options(parsed);
+    if (!enforcement) return usage_error(enforcement.error());
 
     StaticNodeSource nodes("no --nodes file");
     if (parsed.count("nodes")) {
@@ -55,14 +57,17 @@ int run_review(int argc, char** argv) {
     if (!input) return usage_error(input.error());
     std::string& body = *input;
 
-    const ReviewResult result = review(body, ReviewContext{*endpoint, *policy, &nodes});
+    ReviewContext context{*endpoint, *policy, &nodes};
+    context.enforcement = *enforcement;
+    const ReviewResult result = review(body, context);
     if (result.outcome == ReviewOutcome::unreadable) {
         std::cerr << "model-image-webhook review: " << result.error << "\n";
         return kExitInputError;
     }
     std::cout << result.body << "\n";
     switch (result.outcome) {
-        case ReviewOutcome::allowed: return kExitAllowed;
+        case ReviewOutcome::allowed:
+        case ReviewOutcome::would_deny: return kExitAllowed;
         case ReviewOutcome::denied: return kExitDenied;
         default:
             std::cerr << "model-image-webhook review: " << result.error << "\n";

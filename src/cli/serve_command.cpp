@@ -84,6 +84,9 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
     const auto policy = policy_from_options(parsed, config.auto_version ? std::string() : config.kube_version_flag);
     if (!policy) return fail(policy.error() + (config.auto_version ? "" : ", or auto"));
     config.policy = *policy;
+    const auto enforcement = enforcement_from_options(parsed);
+    if (!enforcement) return fail(enforcement.error());
+    config.enforcement = *enforcement;
 
     if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
         auto parsed_url = server::parse_api_url(url);

@@ -175,9 +175,9 @@ std::string_view resource_of(Endpoint endpoint, const GroupVersionKind& kind) {
 
 class Evaluator {
 public:
-    Evaluator(const PolicyConfig& policy, const NodeSource& nodes, const std::vector<WebhookEntry>& webhooks,
+    Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const std::vector<WebhookEntry>& webhooks,
               const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
-        : policy_(policy), nodes_(nodes), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
+        : policy_(policy), enforcement_(enforcement), nodes_(nodes), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
 
     // Runs one object through the endpoints the webhook configurations would
     // send it to; a failure when the object cannot be read.
@@ -193,21 +193,21 @@ public:
         const std::string ns = object.namespace_name.empty() ? "default" : object.namespace_name;
         std::map<std::string, std::string> ns_labels{{"kubernetes.io/metadata.name", ns}};
         if (const auto it = namespace_labels_.find(ns); it != namespace_labels_.end()) ns_labels.insert(it->second.begin(), it->second.end());
-        std::vector<Endpoint> endpoints;
+        std::vector<std::pair<Endpoint, Enforcement>> endpoints;
         bool covered = false;
         std::string why_not;
         for (Endpoint endpoint : {Endpoint::mutate, Endpoint::validate}) {
             const RuleSet rules = applies(endpoint, kind, Operation::create, "");
             if (rules == RuleSet::none) continue;
             covered = true;
-            const Selection selection = select(webhooks_, endpoint == Endpoint::mutate ? "/mutate" : "/validate", object.group, object.version,
+            const Selection selection = select(webhooks_, endpoint, enforcement_, object.group, object.version,
                                                resource_of(endpoint, kind), ns_labels, object.labels);
             if (!selection.sent) {
                 if (why_not.empty()) why_not = selection.why_not.empty() ? "no webhook configuration sends it" : selection.why_not;
                 continue;
             }
             if (rules == RuleSet::pinned_pod && !(object.mounts_image_volume || object.opted_in)) continue;
-            endpoints.push_back(endpoint);
+            endpoints.emplace_back(endpoint, selection.mode);
         }
         if (endpoints.empty() && covered) {
             // Not sent itself, but a template that opts in makes Pods that are:
@@ -217,6 +217,7 @@ public:
                 const std::string note = "judged as the Pods it creates: its pod template carries the label " + std::string(kOptInLabel) +
                                          ": image, so each of its Pods goes through the webhook when it is created";
                 if (r.verdict == TestVerdict::denied) r.message = "its Pods will be refused: " + r.message;
+                if (r.verdict == TestVerdict::would_deny) r.message = "its Pods would be refused: " + r.message;
                 r.warnings.insert(r.warnings.begin(), note);
                 return judged;
             }
@@ -224,11 +225,17 @@ public:
         }
         if (endpoints.empty()) return skip(r, object.kind + " is not sent to the webhook");
         r.verdict = TestVerdict::allowed;
-        for (Endpoint endpoint : endpoints) {
+        for (const auto& [endpoint, mode] : endpoints) {
             r.endpoints.push_back(std::string(to_string(endpoint)));
             std::string body = admission_review(object, ++count_);
-            const ReviewResult result = review(body, ReviewContext{endpoint, policy_, &nodes_});
-            for (const auto& w : result.warnings) {
+            ReviewContext context{endpoint, policy_, &nodes_};
+            context.enforcement = mode;
+            const ReviewResult result = review(body, context);
+            // The findings of a softened denial are reported as the finding
+            // itself (rule and message), not again as warnings.
+            const std::size_t own_warnings = result.warnings.size() - result.softened_warnings;
+            for (std::size_t i = 0; i < own_warnings; ++i) {
+                const std::string& w = result.warnings[i];
                 if (std::find(r.warnings.begin(), r.warnings.end(), w) == r.warnings.end()) r.warnings.push_back(w);
             }
             if (result.outcome == ReviewOutcome::denied) {
@@ -236,6 +243,17 @@ public:
                 r.rule = result.rules;
                 r.message = result.message;
                 return done();
+            }
+            if (result.outcome == ReviewOutcome::would_deny) {
+                // Admitted unchanged: a mutation that would be denied has no
+                // patch, and the later endpoints still see the object.
+                if (r.verdict != TestVerdict::would_deny) {
+                    r.verdict = TestVerdict::would_deny;
+                    r.enforcement = std::string(to_string(mode));
+                    r.rule = result.rules;
+                    r.message = result.message;
+                }
+                continue;
             }
             if (result.outcome != ReviewOutcome::allowed) {
                 return fail("the webhook cannot read this object: " + result.error);
@@ -259,6 +277,7 @@ private:
     }
 
     const PolicyConfig& policy_;
+    Enforcement enforcement_;  // of /validate and /mutate; the /warn/ and /audit/ webhooks force theirs
     const NodeSource& nodes_;
     const std::vector<WebhookEntry>& webhooks_;
     const std::map<std::string, std::map<std::string, std::string>>& namespace_labels_;
@@ -284,7 +303,8 @@ int run_test(int argc, char** argv) {
     if (!command_line) return usage_error(command_line.error());
     const cxxopts::ParseResult& parsed = *command_line;
     if (parsed.count("help")) {
-        std::cout << options.help() << "\nExit status: 0 all allowed, 1 any denied, 2 an input or usage error.\n";
+        std::cout << options.help() << "\nExit status: 0 all allowed (denials softened by --enforcement warn or audit, or by a namespace's mode, included), 1 any denied, "
+                     "2 an input or usage error.\n";
         return kExitAllowed;
     }
     const std::string output = parsed["output"].as<std::string>();
@@ -298,6 +318,8 @@ int run_test(int argc, char** argv) {
     const auto policy_config = policy_from_options(parsed, report.kube_version);
     if (!policy_config) return usage_error(policy_config.error());
     const PolicyConfig& policy = *policy_config;
+    const auto enforcement = enforcement_from_options(parsed);
+    if (!enforcement) return usage_error(enforcement.error());
 
     StaticNodeSource nodes("the Nodes among the inputs");
     if (parsed.count("nodes")) {
@@ -333,7 +355,7 @@ int run_test(int argc, char** argv) {
     for (const auto& loaded : objects) {
         if (loaded.object.group.empty() && loaded.object.kind == "Namespace") namespace_labels[loaded.object.name] = loaded.object.labels;
     }
-    Evaluator evaluator(policy, nodes, webhooks, namespace_labels);
+    Evaluator evaluator(policy, *enforcement, nodes, webhooks, namespace_labels);
     for (auto& loaded : objects) {
         ObjectResult r;
         r.file = loaded.file;

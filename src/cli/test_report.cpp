@@ -16,6 +16,7 @@ const char* verdict_name(TestVerdict v) {
     switch (v) {
         case TestVerdict::allowed: return "allowed";
         case TestVerdict::denied: return "denied";
+        case TestVerdict::would_deny: return "would-deny";
         case TestVerdict::skipped: return "skipped";
     }
     return "skipped";
@@ -34,7 +35,7 @@ std::size_t patch_operations(const std::string& patch) {
 }
 
 struct Counts {
-    std::size_t allowed = 0, denied = 0, skipped = 0;
+    std::size_t allowed = 0, denied = 0, would_deny = 0, skipped = 0;
 };
 
 Counts count(const TestReport& report) {
@@ -42,6 +43,7 @@ Counts count(const TestReport& report) {
     for (const auto& r : report.objects) {
         if (r.verdict == TestVerdict::allowed) ++c.allowed;
         else if (r.verdict == TestVerdict::denied) ++c.denied;
+        else if (r.verdict == TestVerdict::would_deny) ++c.would_deny;
         else ++c.skipped;
     }
     return c;
@@ -50,7 +52,8 @@ Counts count(const TestReport& report) {
 std::string summary(const TestReport& report) {
     const Counts c = count(report);
     std::string out = std::to_string(report.objects.size()) + " objects: " + std::to_string(c.allowed) + " allowed, " + std::to_string(c.denied) +
-                      " denied, " + std::to_string(c.skipped) + " skipped";
+                      " denied, " + (c.would_deny ? std::to_string(c.would_deny) + " would be denied (admitted by the enforcement mode), " : "") +
+                      std::to_string(c.skipped) + " skipped";
     if (!report.input_errors.empty()) {
         out += "; " + std::to_string(report.input_errors.size()) + (report.input_errors.size() == 1 ? " input error" : " input errors");
     }
@@ -96,6 +99,8 @@ std::string render_text(const TestReport& report, bool show_patched) {
         out += r.file + ":" + std::to_string(r.line) + ": " + who(r) + ": ";
         if (r.verdict == TestVerdict::denied) {
             out += "DENIED [" + r.rule + "] " + printable_line(r.message, 4096);
+        } else if (r.verdict == TestVerdict::would_deny) {
+            out += "allowed, WOULD BE DENIED (enforcement " + r.enforcement + ") [" + r.rule + "] " + printable_line(r.message, 4096);
         } else if (r.verdict == TestVerdict::skipped) {
             out += "skipped (" + r.message + ")";
         } else {
@@ -125,12 +130,12 @@ std::string render_json(const TestReport& report, bool show_patched) {
         out += "{\"file\":" + json_string(r.file) + ",\"line\":" + std::to_string(r.line) + ",\"apiVersion\":" + json_string(r.api_version) +
                ",\"kind\":" + json_string(r.kind) + ",\"namespace\":" + json_string(r.namespace_name) + ",\"name\":" + json_string(r.name) +
                ",\"verdict\":\"" + verdict_name(r.verdict) + "\",\"endpoints\":" + json_list(r.endpoints) + ",\"rule\":" + json_string(r.rule) +
-               ",\"message\":" + json_string(r.message) + ",\"warnings\":" + json_list(r.warnings) + ",\"patch\":" + (r.patch.empty() ? "null" : r.patch);
+               ",\"message\":" + json_string(r.message) + ",\"enforcement\":" + (r.enforcement.empty() ? "null" : json_string(r.enforcement)) + ",\"warnings\":" + json_list(r.warnings) + ",\"patch\":" + (r.patch.empty() ? "null" : r.patch);
         if (show_patched) out += ",\"patched\":" + (r.patched.empty() ? std::string("null") : r.patched);
         out += "}";
     }
     out += "],\"notes\":" + json_list(report.notes) + ",\"errors\":" + json_list(report.input_errors) + ",\"summary\":{\"objects\":" + std::to_string(report.objects.size()) +
-           ",\"allowed\":" + std::to_string(c.allowed) + ",\"denied\":" + std::to_string(c.denied) + ",\"skipped\":" + std::to_string(c.skipped) +
+           ",\"allowed\":" + std::to_string(c.allowed) + ",\"denied\":" + std::to_string(c.denied) + ",\"wouldDeny\":" + std::to_string(c.would_deny) + ",\"skipped\":" + std::to_string(c.skipped) +
            ",\"errors\":" + std::to_string(report.input_errors.size()) + "}}\n";
     return out;
 }
@@ -166,11 +171,13 @@ std::string sarif_rule(const Rule& rule) {
            "},\"properties\":{\"verdict\":" + json_string(rule.verdict) + "}}";
 }
 
+// properties: a JSON object's members ("\"a\":1"), or empty for none.
 std::string sarif_result(std::string_view rule_id, std::size_t rule_index, std::string_view level, const std::string& message, const std::string& file,
-                         std::size_t line) {
+                         std::size_t line, const std::string& properties = {}) {
     return "{\"ruleId\":" + json_string(rule_id) + ",\"ruleIndex\":" + std::to_string(rule_index) + ",\"level\":\"" + std::string(level) +
            "\",\"message\":{\"text\":" + json_string(message) + "},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":" +
-           json_string(uri_of(file)) + "},\"region\":{\"startLine\":" + std::to_string(line == 0 ? 1 : line) + "}}}]}";
+           json_string(uri_of(file)) + "},\"region\":{\"startLine\":" + std::to_string(line == 0 ? 1 : line) + "}}}]" +
+           (properties.empty() ? "" : ",\"properties\":{" + properties + "}") + "}";
 }
 
 }  // namespace
@@ -196,10 +203,14 @@ std::string render_sarif(const TestReport& report) {
     };
     for (const ObjectResult& r : report.objects) {
         const std::string who = r.kind + " " + (r.namespace_name.empty() ? "" : r.namespace_name + "/") + r.name + ": ";
+        // A denial names its rules comma-separated; the first is the result's.
+        const std::string first_rule = r.rule.substr(0, r.rule.find(','));
         if (r.verdict == TestVerdict::denied) {
-            // A denial names its rules comma-separated; the first is the result's.
-            const std::string first_rule = r.rule.substr(0, r.rule.find(','));
-            add(sarif_result(first_rule, index_of(first_rule), "error", who + r.message, r.file, r.line));
+            add(sarif_result(first_rule, index_of(first_rule), "error", who + r.message, r.file, r.line, "\"verdict\":\"denied\""));
+        } else if (r.verdict == TestVerdict::would_deny) {
+            // Softened: shown, but as a warning that does not fail the check.
+            add(sarif_result(first_rule, index_of(first_rule), "warning", who + "would be denied (not enforced: " + r.enforcement + "): " + r.message, r.file,
+                             r.line, "\"verdict\":\"would-deny\",\"enforcement\":" + json_string(r.enforcement)));
         }
         for (const auto& w : r.warnings) add(sarif_result(kWarningResult.id, index_of(kWarningResult.id), "warning", who + w, r.file, r.line));
     }
@@ -238,9 +249,14 @@ std::string render_junit(const TestReport& report) {
             out += "      <failure type=\"" + xml(r.rule) + "\" message=\"" + xml(printable_line(r.message, 1024)) + "\">" + xml(r.message) + "</failure>\n";
         } else if (r.verdict == TestVerdict::skipped) {
             out += "      <skipped message=\"" + xml(r.message) + "\"/>\n";
+        } else if (r.verdict == TestVerdict::would_deny) {
+            // A passing testcase: the enforcement mode admits it; the properties say it was softened.
+            out += "      <properties><property name=\"verdict\" value=\"would-deny\"/><property name=\"enforcement\" value=\"" + xml(r.enforcement) +
+                   "\"/><property name=\"rule\" value=\"" + xml(r.rule) + "\"/></properties>\n";
         }
-        if (!r.warnings.empty()) {
+        if (!r.warnings.empty() || r.verdict == TestVerdict::would_deny) {
             out += "      <system-out>";
+            if (r.verdict == TestVerdict::would_deny) out += "would be denied (enforcement " + xml(r.enforcement) + ") [" + xml(r.rule) + "]: " + xml(r.message) + "\n";
             for (const auto& w : r.warnings) out += "warning: " + xml(w) + "\n";
             out += "</system-out>\n";
         }

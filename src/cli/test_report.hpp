@@ -7,7 +7,9 @@
 
 namespace miw::cli {
 
-enum class TestVerdict { allowed, denied, skipped };
+// would_deny: a denial that the enforcement mode (--enforcement, or the
+// /warn/ or /audit/ webhook its namespace is sent to) admits.
+enum class TestVerdict { allowed, denied, would_deny, skipped };
 
 struct ObjectResult {
     std::string file;
@@ -18,8 +20,9 @@ struct ObjectResult {
     std::string name;
     TestVerdict verdict = TestVerdict::skipped;
     std::vector<std::string> endpoints;  // the webhook endpoints it went through, in order
-    std::string rule;  // of a denial
-    std::string message;  // of a denial, or why it was skipped
+    std::string rule;  // of a denial or a would-be denial
+    std::string message;  // of a denial or a would-be denial, or why it was skipped
+    std::string enforcement;  // of a would-be denial: warn or audit
     std::vector<std::string> warnings;
     std::string patch;  // the JSON Patch of the mutation; empty for none
     std::string patched;  // the object after the patch, as JSON; empty when not mutated

@@ -19,6 +19,7 @@ std::string_view to_string(ReviewOutcome outcome) {
     switch (outcome) {
         case ReviewOutcome::allowed: return "allowed";
         case ReviewOutcome::denied: return "denied";
+        case ReviewOutcome::would_deny: return "would-deny";
         case ReviewOutcome::bad_request: return "bad-request";
         case ReviewOutcome::unreadable: return "unreadable";
         case ReviewOutcome::internal_error: return "internal-error";
@@ -119,12 +120,14 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         summarize(req, r);
         return r;
     }
-    const Decision decision = decide(req, context.policy, context.nodes);
+    const Decision decision = enforce(decide(req, context.policy, context.nodes), context.enforcement);
     ReviewResult r;
     summarize(req, r);
-    r.outcome = decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;
+    r.outcome = decision.softened ? ReviewOutcome::would_deny : decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;
     r.rules = decision.rule_annotation();
     r.warnings = decision.warnings;
+    r.softened_warnings = decision.softened_warnings;
+    r.softened = decision.softened;
     r.patch = decision.patch;
     r.message = decision.message;
     r.body = write_review(echo, req.uid, decision);

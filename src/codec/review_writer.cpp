@@ -1,6 +1,7 @@
 #include "review_writer.hpp"
 
 #include "json_dom.hpp"
+#include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/text.hpp"
 
 namespace miw::json {
@@ -84,17 +85,22 @@ std::string write_review(std::string_view api_version, std::string_view uid, con
         write_string(w, "JSONPatch");
     }
     if (const std::string rules = d.rule_annotation(); !rules.empty()) {
+        // The apiserver records them as "<webhook name>/rule" and "<webhook name>/enforcement".
         write_key(w, "auditAnnotations");
         w.StartObject();
         write_key(w, "rule");
         write_string(w, rules);
+        if (d.softened) {
+            write_key(w, "enforcement");
+            write_string(w, to_string(*d.softened));
+        }
         w.EndObject();
     }
     if (!d.warnings.empty()) {
         write_key(w, "warnings");
         w.StartArray();
-        // The apiserver drops warnings with control characters or over 256 bytes.
-        for (const auto& warning : d.warnings) write_string(w, printable_line(warning, 256));
+        // The apiserver drops warnings with control characters and cuts long ones.
+        for (const auto& warning : d.warnings) write_string(w, warning_line(warning));
         w.EndArray();
     }
     w.EndObject();

@@ -137,6 +137,21 @@ std::string printable_line(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+std::string warning_line(std::string_view text) {
+    constexpr std::string_view kEllipsis = "...";
+    std::string out = text.size() <= kMaxWarningBytes ? std::string(text) : std::string(utf8_prefix(text, kMaxWarningBytes - kEllipsis.size())) + std::string(kEllipsis);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto u = static_cast<unsigned char>(out[i]);
+        if (u < 0x20 || u == 0x7f) {
+            out[i] = ' ';
+        } else if (u == 0xc2 && i + 1 < out.size() && static_cast<unsigned char>(out[i + 1]) >= 0x80 && static_cast<unsigned char>(out[i + 1]) <= 0x9f) {
+            // A C1 control (U+0080 to U+009F) takes two bytes: one space, and the length shrinks.
+            out.replace(i, 2, " ");
+        }
+    }
+    return out;
+}
+
 namespace {
 
 // Each 12 bits of input as their two base64 characters: half the lookups of

@@ -1,5 +1,7 @@
 #include "model_image_webhook/webhook_selection.hpp"
 
+#include "model_image_webhook/admission_path.hpp"
+
 #include <algorithm>
 
 namespace miw {
@@ -50,24 +52,31 @@ bool WebhookEntry::covers(std::string_view group, std::string_view version, std:
     });
 }
 
-Selection select(const std::vector<WebhookEntry>& webhooks, std::string_view path, std::string_view group, std::string_view version,
+Selection select(const std::vector<WebhookEntry>& webhooks, Endpoint endpoint, Enforcement configured, std::string_view group, std::string_view version,
                  std::string_view resource, const std::map<std::string, std::string>& namespace_labels,
                  const std::map<std::string, std::string>& object_labels) {
     Selection out;
+    // Why not, when nothing sends it: a webhook that took its namespace but
+    // not the object says more than one (of a mode's set) that did not take
+    // the namespace.
+    std::string namespace_refusal, object_refusal;
     for (const WebhookEntry& w : webhooks) {
-        if (w.path != path || !w.covers(group, version, resource, "CREATE")) continue;
+        const AdmissionPath* at = find_admission_path(w.path);
+        if (at == nullptr || at->endpoint != endpoint || !w.covers(group, version, resource, "CREATE")) continue;
         if (!w.namespace_selector.matches(namespace_labels)) {
-            if (out.why_not.empty()) out.why_not = "the namespaceSelector of " + w.name + " (" + w.namespace_selector.describe() + ") does not select its namespace";
+            if (namespace_refusal.empty()) namespace_refusal = "the namespaceSelector of " + w.name + " (" + w.namespace_selector.describe() + ") does not select its namespace";
             continue;
         }
         if (!w.object_selector.matches(object_labels)) {
-            if (out.why_not.empty()) out.why_not = "the objectSelector of " + w.name + " (" + w.object_selector.describe() + ") does not select it";
+            if (object_refusal.empty()) object_refusal = "the objectSelector of " + w.name + " (" + w.object_selector.describe() + ") does not select it";
             continue;
         }
+        // deny < warn < audit in the enum: the strictest mode is the smallest.
+        const Enforcement mode = at->mode(configured);
+        if (!out.sent || mode < out.mode) out.mode = mode;
         out.sent = true;
-        out.why_not.clear();
-        return out;
     }
+    if (!out.sent) out.why_not = object_refusal.empty() ? namespace_refusal : object_refusal;
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include "metrics.hpp"
 
+#include "model_image_webhook/rule.hpp"
+
 
 #include <cstdio>
 #include <fstream>
@@ -65,7 +67,8 @@ constexpr std::string_view kEndpointLabels[] = {"validate", "mutate"};
 constexpr std::string_view kKindLabels[] = {"ModelArtifact", "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "LeaderWorkerSet",
                                             "other", ""};
 constexpr std::string_view kOperationLabels[] = {"CREATE", "UPDATE", "DELETE", "CONNECT", ""};
-constexpr std::string_view kVerdictLabels[] = {"allowed", "denied", "bad-request", "unreadable", "internal-error"};
+constexpr std::string_view kVerdictLabels[] = {"allowed", "denied", "would-deny", "bad-request", "unreadable", "internal-error"};
+constexpr std::string_view kFindingVerdictLabels[] = {"denied", "would-deny"};
 
 template <std::size_t N>
 std::size_t index_of(const std::string_view (&labels)[N], std::string_view value, std::size_t otherwise) {
@@ -81,7 +84,7 @@ void Metrics::observe_review(std::string_view endpoint, std::string_view kind, s
     const std::size_t e = index_of(kEndpointLabels, endpoint, 0);
     const std::size_t k = kind.empty() ? 10 : index_of(kKindLabels, kind, 9);
     const std::size_t o = index_of(kOperationLabels, operation, 4);
-    const std::size_t v = index_of(kVerdictLabels, verdict, 4);
+    const std::size_t v = index_of(kVerdictLabels, verdict, kVerdicts - 1);
     reviews_[((e * kKinds + k) * kOperations + o) * kVerdicts + v].fetch_add(1, std::memory_order_relaxed);
     Histogram& h = latency_[e];
     for (std::size_t i = 0; i < kBuckets.size(); ++i) {
@@ -89,6 +92,20 @@ void Metrics::observe_review(std::string_view endpoint, std::string_view kind, s
     }
     h.count.fetch_add(1, std::memory_order_relaxed);
     h.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+}
+
+void Metrics::observe_findings(std::string_view rules, std::string_view verdict) {
+    const std::size_t v = index_of(kFindingVerdictLabels, verdict, kFindingVerdicts);
+    if (v == kFindingVerdicts) return;
+    const auto registry = rule_registry();
+    while (!rules.empty()) {
+        const std::size_t comma = rules.find(',');
+        const std::string_view id = rules.substr(0, comma);
+        rules = comma == std::string_view::npos ? std::string_view() : rules.substr(comma + 1);
+        for (std::size_t r = 0; r < registry.size() && r < kRules; ++r) {
+            if (registry[r]->id == id) findings_[r * kFindingVerdicts + v].fetch_add(1, std::memory_order_relaxed);
+        }
+    }
 }
 
 void Metrics::observe_http(int status) {
@@ -126,6 +143,17 @@ std::string Metrics::render() const {
                            ",operation=" + label(kOperationLabels[o]) + ",verdict=" + label(kVerdictLabels[v]) + "} " + std::to_string(n) + "\n";
                 }
             }
+        }
+    }
+    header(out, "miw_admission_rule_findings_total", "counter",
+           "Denials by rule: verdict denied where the rule was enforced, would-deny where warn or audit admitted the object.");
+    const auto registry = rule_registry();
+    for (std::size_t r = 0; r < registry.size() && r < kRules; ++r) {
+        for (std::size_t v = 0; v < kFindingVerdicts; ++v) {
+            const std::uint64_t n = findings_[r * kFindingVerdicts + v].load(std::memory_order_relaxed);
+            if (n == 0) continue;
+            out += "miw_admission_rule_findings_total{rule=" + label(registry[r]->id) + ",verdict=" + label(kFindingVerdictLabels[v]) + "} " +
+                   std::to_string(n) + "\n";
         }
     }
     header(out, "miw_admission_request_duration_seconds", "histogram", "Time from a complete request body to its answer, by endpoint.");

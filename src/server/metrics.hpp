@@ -16,8 +16,14 @@ namespace miw::server {
 
 class Metrics {
 public:
+    // Room for the rule registry's findings; a test holds the registry to it.
+    static constexpr std::size_t kRules = 64;
+
     // One answered admission request.
     void observe_review(std::string_view endpoint, std::string_view kind, std::string_view operation, std::string_view verdict, double seconds);
+    // The rules of a denial or a would-be denial (rules comma-separated, as
+    // the audit annotation holds them), each counted under verdict.
+    void observe_findings(std::string_view rules, std::string_view verdict);
     // Any other HTTP answer (health, metrics, errors), by status code.
     void observe_http(int status);
 
@@ -38,7 +44,8 @@ public:
 
 private:
     static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
-    static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 5;
+    static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 6;
+    static constexpr std::size_t kFindingVerdicts = 2;  // denied, would-deny
     // Lock-free on the hot path: one counter per label combination, which
     // the fixed label sets keep small.
     struct Histogram {
@@ -48,6 +55,7 @@ private:
     };
     std::array<std::atomic<std::uint64_t>, kEndpoints * kKinds * kOperations * kVerdicts> reviews_{};
     std::array<Histogram, kEndpoints> latency_{};
+    std::array<std::atomic<std::uint64_t>, kRules * kFindingVerdicts> findings_{};
 
     mutable std::mutex mutex_;  // for the rarely written maps below
     std::map<int, std::uint64_t> http_;

@@ -2,6 +2,7 @@
 
 #include "log.hpp"
 
+#include "model_image_webhook/admission_path.hpp"
 #include "model_image_webhook/admission_review.hpp"
 
 #include <algorithm>
@@ -31,6 +32,7 @@ private:
 };
 
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
 
 }  // namespace
 
@@ -66,9 +68,11 @@ HttpAnswer plain(int status, std::string body, std::string allow = {}) {
     return a;
 }
 
-HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received) {
+HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received) {
     const auto policy = state.policy.get();
+    const Endpoint endpoint = at.endpoint;
     ReviewContext context{endpoint, *policy, nullptr};
+    context.enforcement = at.mode(state.enforcement);
     // Leave a tenth of the apiserver's timeout for the answer to travel back.
     auto budget = state.node_lookup_timeout;
     if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);
@@ -82,6 +86,7 @@ HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target,
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count();
     const std::string_view verdict = to_string(result.outcome);
     state.metrics.observe_review(to_string(endpoint), result.kind, result.operation, verdict, seconds);
+    if (result.outcome == ReviewOutcome::denied || result.outcome == ReviewOutcome::would_deny) state.metrics.observe_findings(result.rules, verdict);
     Log::instance().info("admission", {{"uid", result.uid},
                                        {"endpoint", to_string(endpoint)},
                                        {"kind", result.kind},
@@ -90,6 +95,7 @@ HttpAnswer admit(ServerState& state, Endpoint endpoint, std::string_view target,
                                        {"operation", result.operation},
                                        {"dryRun", result.dry_run},
                                        {"verdict", verdict},
+                                       {"enforcement", to_string(context.enforcement)},
                                        {"rule", result.rules},
                                        {"patched", !result.patch.empty()},
                                        {"latencyMs", seconds * 1000.0}});
@@ -134,10 +140,11 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     const std::string_view path = path_of(target);
     const bool get = method == "GET" || method == "HEAD";
     HttpAnswer answer;
-    if (port == Port::admission && (path == "/validate" || path == "/mutate")) {
+    const AdmissionPath* admission = port == Port::admission ? find_admission_path(path) : nullptr;
+    if (admission != nullptr) {
         if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
         else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
-        else return admit(state, path == "/mutate" ? Endpoint::mutate : Endpoint::validate, target, body, received);
+        else return admit(state, *admission, target, body, received);
     } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
         if (!get) {
             answer = plain(405, "use GET\n", "GET, HEAD");
@@ -153,7 +160,7 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
             answer.content_type = "text/plain; version=0.0.4; charset=utf-8";
         }
     } else {
-        answer = plain(404, "not found: the webhook serves POST /validate and /mutate, and GET /healthz, /readyz and /metrics\n");
+        answer = plain(404, "not found: the webhook serves POST /validate and /mutate (also under /warn/ and /audit/), and GET /healthz, /readyz and /metrics\n");
     }
     state.metrics.observe_http(answer.status);
     return answer;

@@ -6,6 +6,7 @@
 #include "server_limits.hpp"
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/enforcement.hpp"
 
 #include <chrono>
 #include <optional>
@@ -28,6 +29,7 @@ struct ServeConfig {
     std::chrono::milliseconds shutdown_timeout{20000};
 
     PolicyConfig policy;  // its apiserver version empty when it is read from the API
+    Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate; the /warn/ and /audit/ paths force theirs
     bool auto_version = false;  // --kube-version auto
     std::string kube_version_flag;  // as given, for the start-up log line
     std::chrono::milliseconds version_refresh_interval{300000};

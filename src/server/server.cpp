@@ -94,6 +94,7 @@ public:
     Status start() {
         state_.version_known = !config_.auto_version;
         state_.node_lookup_timeout = config_.node_lookup_timeout;
+        state_.enforcement = config_.enforcement;
         if (!config_.auto_version) state_.metrics.set_apiserver_version(config_.policy.apiserver.text);
         if (Status loaded = tls_.load(); !loaded) return loaded;
         state_.certificate_loaded = true;
@@ -144,6 +145,7 @@ public:
                                          {"kubeVersion", config_.kube_version_flag},
                                          {"kubeApi", client_ ? client_->describe() : std::string("none")},
                                          {"mtls", !config_.client_ca.empty()},
+                                         {"enforcement", to_string(config_.enforcement)},
                                          {"threads", static_cast<long long>(threads_)}});
         // Worker contexts have no work of their own between connections: keep them running.
         std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;

@@ -5,6 +5,7 @@
 #include "metrics.hpp"
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/node_source.hpp"
 
 #include <atomic>
@@ -48,6 +49,7 @@ struct ServerState {
     Metrics metrics;
     const DeadlineNodeSource* nodes = nullptr;  // null: no API to ask, every pinned Pod's Node is unknown
     std::chrono::milliseconds node_lookup_timeout{2000};
+    Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate
 
     std::atomic<bool> certificate_loaded{false};
     std::atomic<bool> version_known{false};

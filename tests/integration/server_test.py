@@ -436,6 +436,60 @@ def metrics_count_what_was_sent():
 
 
 @test
+def enforcement_modes_by_path_and_flag():
+    s = Server()
+    try:
+        tag_only = example("artifact-tag-only")
+        denied = review_of(s.post("/validate?timeout=10s", tag_only)[1])
+        warned = review_of(s.post("/warn/validate?timeout=10s", tag_only)[1])
+        audited = review_of(s.post("/audit/validate?timeout=10s", tag_only)[1])
+        assert denied["allowed"] is False and denied["status"]["code"] == 422
+        assert denied["auditAnnotations"] == {"rule": "digest-required"}
+        assert warned["allowed"] is True and "status" not in warned and "patch" not in warned
+        assert warned["auditAnnotations"] == {"rule": "digest-required", "enforcement": "warn"}
+        assert len(warned["warnings"]) == 1 and warned["warnings"][0].startswith("would be denied: spec.source.image.reference: Invalid value:")
+        assert len(warned["warnings"][0]) <= 256 and warned["warnings"][0].endswith("..."), "a long finding is cut, not dropped"
+        assert audited == {"uid": denied["uid"], "allowed": True, "auditAnnotations": {"rule": "digest-required", "enforcement": "audit"}}, audited
+
+        # A mutation that would be denied is admitted unchanged.
+        two_sources = example("pod-two-weight-sources")
+        assert review_of(s.post("/mutate", two_sources)[1])["status"]["code"] == 403
+        r = review_of(s.post("/warn/mutate", two_sources)[1])
+        assert r["allowed"] is True and "patch" not in r and "patchType" not in r
+        assert r["warnings"] and r["warnings"][-1].startswith("would be denied: container \"vllm\"")
+        # The webhook's own failures are never softened.
+        for path in ("/warn/validate", "/audit/validate"):
+            r = review_of(s.post(path, example("malformed-operation"))[1])
+            assert r["allowed"] is False and r["status"]["code"] == 400, r
+            assert s.post(path, b"garbage")[0].status == 400
+        assert s.post("/warn/validate", tag_only, content_type="text/plain")[0].status == 415
+
+        metric = 'miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="%s"}'
+        assert s.metric(metric % "denied") == 1 and s.metric(metric % "would-deny") == 2
+        assert s.metric('miw_admission_rule_findings_total{rule="digest-required",verdict="denied"}') == 1
+        assert s.metric('miw_admission_rule_findings_total{rule="digest-required",verdict="would-deny"}') == 2
+        assert s.metric('miw_admission_rule_findings_total{rule="two-weight-sources",verdict="would-deny"}') == 1
+        assert s.metric('miw_admission_rule_findings_total{rule="malformed-request"') == 0, "a malformed request is not a finding"
+        assert wait_for(lambda: '"verdict":"would-deny"' in s.output() and '"enforcement":"audit"' in s.output()), "the log says which mode admitted what"
+    finally:
+        s.stop()
+    # The flag sets the mode of /validate and /mutate; the mode paths still force theirs.
+    s = Server(env=dict(os.environ, MIW_ENFORCEMENT="warn"))
+    try:
+        r = review_of(s.post("/validate", example("artifact-tag-only"))[1])
+        assert r["allowed"] is True and r["auditAnnotations"]["enforcement"] == "warn"
+        r = review_of(s.post("/audit/validate", example("artifact-tag-only"))[1])
+        assert r["allowed"] is True and r["auditAnnotations"]["enforcement"] == "audit" and "warnings" not in r
+    finally:
+        s.stop()
+    s = Server("--enforcement", "deny")
+    try:
+        assert review_of(s.post("/validate", example("artifact-tag-only"))[1])["allowed"] is False
+    finally:
+        s.stop()
+
+
+@test
 def logs_name_requests_and_never_env_values():
     s = Server()
     try:
@@ -616,6 +670,8 @@ def start_up_errors_are_clear():
         (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "tls.key"), "--kube-version", "v1.35.0", "--read-timeout", "ten"],
          "not a duration"),
         (["--kube-version", "v1.35.0"], "--tls-cert and --tls-key are required"),
+        (["--tls-cert", os.path.join(CERTS, "tls.crt"), "--tls-key", os.path.join(CERTS, "tls.key"), "--kube-version", "v1.35.0", "--enforcement", "dryrun"],
+         "--enforcement \"dryrun\" is not one of deny, warn, audit"),
     ]:
         env = dict(os.environ)
         env.pop("KUBERNETES_SERVICE_HOST", None)

@@ -147,7 +147,7 @@ def objects_the_webhook_never_sees_are_skipped():
     skipped = {o["name"]: o["message"] for o in doc["objects"] if o["verdict"] == "skipped"}
     assert set(skipped) == {"web", "vllm-settings"} and code == 0, skipped
     assert "the objectSelector of delivery.model-image-webhook.gpustack.ai (gpustack.ai/model-delivery=image) does not select it" in skipped["web"]
-    assert doc["summary"] == {"objects": 5, "allowed": 3, "denied": 0, "skipped": 2, "errors": 0}
+    assert doc["summary"] == {"objects": 5, "allowed": 3, "denied": 0, "wouldDeny": 0, "skipped": 2, "errors": 0}
 
 
 @test
