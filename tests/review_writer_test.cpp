@@ -1,6 +1,8 @@
 // The answer as Go writes an admission/v1 AdmissionResponse.
 #include "../src/codec/review_writer.hpp"
 
+#include "model_image_webhook/enforcement.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -47,6 +49,16 @@ TEST_CASE("warnings are cut to what the apiserver keeps", "[review_writer]") {
     CHECK_THAT(out, !Catch::Contains(std::string(257, 'w')));
     CHECK_THAT(out, !Catch::Contains("\\n"));
     CHECK_THAT(out, !Catch::Contains("\\u0001"));
+}
+
+TEST_CASE("a softened denial is allowed, and its audit annotations say by which mode", "[review_writer]") {
+    Decision d = forbidden("a second source", kTestRule);
+    d.allowed = true;
+    d.softened = Enforcement::warn;
+    d.warnings = {"would be denied: a second source"};
+    const std::string out = json::write_review("admission.k8s.io/v1", "u", d);
+    CHECK(out == R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u","allowed":true,"auditAnnotations":{"rule":")" +
+                     std::string(kTestRule.id) + R"(","enforcement":"warn"},"warnings":["would be denied: a second source"]}})");
 }
 
 TEST_CASE("what is echoed is escaped", "[review_writer]") {

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <string>
+#include <vector>
+
 TEST_CASE("characters are named so that a user can find them", "[text]") {
     struct Case {
         const char* name;
@@ -49,6 +52,31 @@ TEST_CASE("values are quoted as Go's %q would, and long ones are cut", "[text]")
 TEST_CASE("warning lines lose control characters and stay short", "[text]") {
     CHECK(miw::printable_line("a\nb\tc\x7f", 100) == "a b c ");
     CHECK(miw::printable_line(std::string(300, 'w'), 256).size() == 256);
+}
+
+TEST_CASE("a warning reaches the user as the apiserver passes it: printable, and cut rather than dropped", "[text]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::string line;
+    };
+    const std::string c1_control = "a\xc2\x85z";  // U+0085, NEXT LINE
+    const std::vector<Case> cases = {
+        {"short and printable", "container \"vllm\": a shell string", "container \"vllm\": a shell string"},
+        {"control characters", "line\nbreak\tand\x01\x7f", "line break and  "},
+        {"a C1 control", c1_control, "a z"},
+        {"other non-ASCII kept", "caf\xc3\xa9 \xe2\x80\x94 ok", "caf\xc3\xa9 \xe2\x80\x94 ok"},
+        {"exactly 256 bytes", std::string(256, 'w'), std::string(256, 'w')},
+        {"257 bytes", std::string(257, 'w'), std::string(253, 'w') + "..."},
+        {"a cut that would split a character", std::string(252, 'w') + "\xc3\xa9\xc3\xa9\xc3\xa9", std::string(252, 'w') + "..."},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const std::string line = miw::warning_line(c.text);
+            CHECK(line == c.line);
+            CHECK(line.size() <= miw::kMaxWarningBytes);
+        }
+    }
 }
 
 TEST_CASE("lists are joined with a separator", "[text]") {

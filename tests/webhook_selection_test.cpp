@@ -61,3 +61,49 @@ TEST_CASE("webhooks send what their rules and selectors cover", "[webhook_select
     CHECK(unlabelled.why_not == "the objectSelector of delivery (gpustack.ai/model-delivery=image) does not select it");
     CHECK(select(hooks, Endpoint::mutate, Enforcement::deny, "batch", "v1", "jobs", ns, opted).why_not.empty());  // no rule covers it: nothing to say of selectors
 }
+
+TEST_CASE("the path of the webhook that sends an object gives its mode", "[webhook_selection]") {
+    // Three webhooks partitioning namespaces by their enforcement label, as the shipped ones do.
+    const LabelRequirement not_system{"kubernetes.io/metadata.name", "NotIn", {"kube-system"}};
+    const auto entry = [&](std::string path, LabelRequirement mode) {
+        WebhookEntry w;
+        w.name = path;
+        w.path = std::move(path);
+        w.rules = {{{""}, {"v1"}, {"CREATE"}, {"pods"}}};
+        w.namespace_selector.match_expressions = {not_system, std::move(mode)};
+        return w;
+    };
+    const std::string key = "gpustack.ai/model-image-enforcement";
+    const std::vector<WebhookEntry> hooks = {entry("/mutate", {key, "NotIn", {"warn", "audit"}}), entry("/warn/mutate", {key, "In", {"warn"}}),
+                                             entry("/audit/mutate", {key, "In", {"audit"}})};
+    struct Case {
+        const char* name;
+        std::map<std::string, std::string> namespace_labels;
+        Enforcement configured;
+        bool sent;
+        Enforcement mode;
+    };
+    const std::vector<Case> cases = {
+        {"unlabelled", {{"kubernetes.io/metadata.name", "ml"}}, Enforcement::deny, true, Enforcement::deny},
+        {"unlabelled, warn configured", {{"kubernetes.io/metadata.name", "ml"}}, Enforcement::warn, true, Enforcement::warn},
+        {"labelled warn", {{"kubernetes.io/metadata.name", "ml"}, {key, "warn"}}, Enforcement::deny, true, Enforcement::warn},
+        {"labelled audit", {{"kubernetes.io/metadata.name", "ml"}, {key, "audit"}}, Enforcement::deny, true, Enforcement::audit},
+        {"labelled with something else", {{"kubernetes.io/metadata.name", "ml"}, {key, "off"}}, Enforcement::deny, true, Enforcement::deny},
+        {"kube-system, labelled warn", {{"kubernetes.io/metadata.name", "kube-system"}, {key, "warn"}}, Enforcement::deny, false, Enforcement::deny},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const Selection s = select(hooks, Endpoint::mutate, c.configured, "", "v1", "pods", c.namespace_labels, {});
+            CHECK(s.sent == c.sent);
+            if (c.sent) CHECK(s.mode == c.mode);
+        }
+    }
+    SECTION("where two webhooks send it, the strictest mode wins") {
+        std::vector<WebhookEntry> overlapping = hooks;
+        overlapping.push_back(entry("/validate", {key, "Exists", {}}));  // another endpoint: not counted
+        overlapping.push_back(entry("/mutate", {key, "In", {"audit"}}));
+        const Selection s = select(overlapping, Endpoint::mutate, Enforcement::deny, "", "v1", "pods", {{"kubernetes.io/metadata.name", "ml"}, {key, "audit"}}, {});
+        CHECK(s.sent);
+        CHECK(s.mode == Enforcement::deny);
+    }
+}

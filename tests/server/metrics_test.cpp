@@ -1,6 +1,8 @@
 // The Prometheus text the server exposes.
 #include "../../src/server/metrics.hpp"
 
+#include "model_image_webhook/rule.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace miw::server;
@@ -14,6 +16,24 @@ TEST_CASE("reviews are counted by their labels, unknown kinds as other", "[metri
     CHECK_THAT(text, Catch::Contains(R"(miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="denied"} 2)"));
     CHECK_THAT(text, Catch::Contains(R"(miw_admission_requests_total{endpoint="mutate",kind="other",operation="UPDATE",verdict="allowed"} 1)"));
     CHECK_THAT(text, Catch::Contains("# TYPE miw_admission_requests_total counter"));
+}
+
+TEST_CASE("denials are counted by rule, enforced or softened", "[metrics]") {
+    Metrics m;
+    m.observe_review("validate", "ModelArtifact", "CREATE", "would-deny", 0.0001);
+    m.observe_findings("digest-required,patterns-forbidden", "would-deny");
+    m.observe_findings("digest-required", "would-deny");
+    m.observe_findings("node-floor", "denied");
+    m.observe_findings("malformed-request", "bad-request");  // not a finding
+    m.observe_findings("no-such-rule", "denied");
+    const std::string text = m.render();
+    CHECK_THAT(text, Catch::Contains(R"(miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="would-deny"} 1)"));
+    CHECK_THAT(text, Catch::Contains(R"(miw_admission_rule_findings_total{rule="digest-required",verdict="would-deny"} 2)"));
+    CHECK_THAT(text, Catch::Contains(R"(miw_admission_rule_findings_total{rule="patterns-forbidden",verdict="would-deny"} 1)"));
+    CHECK_THAT(text, Catch::Contains(R"(miw_admission_rule_findings_total{rule="node-floor",verdict="denied"} 1)"));
+    CHECK_THAT(text, !Catch::Contains(R"(rule="malformed-request")"));
+    CHECK_THAT(text, !Catch::Contains("no-such-rule"));
+    CHECK(miw::rule_registry().size() <= Metrics::kRules);
 }
 
 TEST_CASE("latencies fill cumulative histogram buckets", "[metrics]") {

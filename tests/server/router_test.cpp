@@ -36,6 +36,15 @@ TEST_CASE("paths, methods and content types are answered as documented", "[route
     const std::vector<Case> cases = {
         {"validate", Port::admission, "POST", "/validate", "application/json", 200, ""},
         {"mutate", Port::admission, "POST", "/mutate", "application/json", 200, ""},
+        {"validate under warn", Port::admission, "POST", "/warn/validate?timeout=10s", "application/json", 200, ""},
+        {"mutate under warn", Port::admission, "POST", "/warn/mutate", "application/json", 200, ""},
+        {"validate under audit", Port::admission, "POST", "/audit/validate", "application/json", 200, ""},
+        {"mutate under audit", Port::admission, "POST", "/audit/mutate", "application/json", 200, ""},
+        {"GET on a mode path", Port::admission, "GET", "/warn/validate", "", 405, "POST"},
+        {"another content type on a mode path", Port::admission, "POST", "/audit/mutate", "text/plain", 415, ""},
+        {"a mode alone", Port::admission, "POST", "/warn", "application/json", 404, ""},
+        {"a mode that is not one", Port::admission, "POST", "/deny/validate", "application/json", 404, ""},
+        {"a mode path on the metrics port", Port::metrics_only, "POST", "/warn/validate", "application/json", 404, ""},
         {"the apiserver's timeout query", Port::admission, "POST", "/validate?timeout=10s", "application/json", 200, ""},
         {"a charset parameter", Port::admission, "POST", "/mutate", "application/json; charset=utf-8", 200, ""},
         {"content type in capitals", Port::admission, "POST", "/mutate", "Application/JSON", 200, ""},
@@ -65,6 +74,35 @@ TEST_CASE("paths, methods and content types are answered as documented", "[route
             CHECK(a.status == c.status);
             CHECK(a.allow == c.allow);
             if (c.status == 200 && c.content_type == "application/json") CHECK_THAT(a.body, Catch::Contains(R"("uid":"u","allowed":true)"));
+        }
+    }
+}
+
+TEST_CASE("the mode paths force their mode; the others take the configured one", "[router]") {
+    const std::string tag_only =
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1alpha1","kind":"ModelArtifact"},"name":"q","operation":"CREATE","object":{"metadata":{"name":"q"},"spec":{"source":{"image":{"reference":"r.example/m:v1"}}}}}})";
+    struct Case {
+        const char* name;
+        Enforcement configured;
+        const char* path;
+        const char* answer_holds;
+    };
+    const std::vector<Case> cases = {
+        {"deny on validate", Enforcement::deny, "/validate", R"("allowed":false)"},
+        {"warn forced over deny", Enforcement::deny, "/warn/validate", R"("enforcement":"warn"},"warnings":["would be denied: )"},
+        {"audit forced over deny", Enforcement::deny, "/audit/validate", R"("allowed":true,"auditAnnotations":{"rule":"digest-required","enforcement":"audit"}})"},
+        {"warn configured", Enforcement::warn, "/validate", R"("enforcement":"warn")"},
+        {"audit forced over warn", Enforcement::warn, "/audit/validate", R"("enforcement":"audit")"},
+        {"warn forced over audit", Enforcement::audit, "/warn/validate", R"("enforcement":"warn")"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            ServerState state(floor_policy());
+            state.enforcement = c.configured;
+            std::string body = tag_only;
+            const HttpAnswer a = route(state, Port::admission, "POST", c.path, "application/json", body);
+            CHECK(a.status == 200);
+            CHECK_THAT(a.body, Catch::Contains(c.answer_holds));
         }
     }
 }
