@@ -85,9 +85,9 @@ if [[ -n "$overlay" ]]; then
   cp "$out/tls.crt" "$overlay/tls.crt"
   cp "$out/tls.key" "$overlay/tls.key"
   { echo "# The CA of the serving certificate, written by certs/gen-certs.sh."
-    for i in 0 1; do echo "- {op: add, path: /webhooks/$i/clientConfig/caBundle, value: $ca_bundle}"; done; } >"$overlay/cabundle-validating.yaml"
+    for i in 0 1 2 3 4 5; do echo "- {op: add, path: /webhooks/$i/clientConfig/caBundle, value: $ca_bundle}"; done; } >"$overlay/cabundle-validating.yaml"
   { echo "# The CA of the serving certificate, written by certs/gen-certs.sh."
-    echo "- {op: add, path: /webhooks/0/clientConfig/caBundle, value: $ca_bundle}"; } >"$overlay/cabundle-mutating.yaml"
+    for i in 0 1 2; do echo "- {op: add, path: /webhooks/$i/clientConfig/caBundle, value: $ca_bundle}"; done; } >"$overlay/cabundle-mutating.yaml"
 fi
 if [[ -n "$secret" ]]; then
   cat >"$secret" <<SECRET

@@ -2,6 +2,7 @@
 // held to the same answer.
 #include "model_image_webhook/rule_scope.hpp"
 
+#include "model_image_webhook/admission_path.hpp"
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/yaml_loader.hpp"
 
@@ -133,7 +134,7 @@ std::vector<Json> shipped_webhook_configurations() {
 
 }  // namespace
 
-TEST_CASE("the shipped webhook configurations send exactly what applies routes to rules", "[rule_scope]") {
+TEST_CASE("the shipped webhook configurations send exactly what applies routes to rules, in every enforcement mode", "[rule_scope]") {
     using Sent = std::tuple<std::string, std::string, std::string, std::string>;  // path, group, resource, operation
     std::set<Sent> configured;
     const std::vector<Json> configurations = shipped_webhook_configurations();
@@ -150,11 +151,15 @@ TEST_CASE("the shipped webhook configurations send exactly what applies routes t
             }
         }
     }
+    // Every enforcement mode's path sends the same: what applies() routes.
     std::set<Sent> routed;
     for (const RuleScope& s : rule_scopes()) {
-        const std::string path = s.endpoint == Endpoint::validate ? "/validate" : "/mutate";
-        if (s.on_create) routed.insert({path, std::string(s.group), std::string(s.resource), "CREATE"});
-        if (s.on_update) routed.insert({path, std::string(s.group), std::string(s.resource), "UPDATE"});
+        for (const AdmissionPath& at : admission_paths()) {
+            if (at.endpoint != s.endpoint) continue;
+            const std::string path(at.path);
+            if (s.on_create) routed.insert({path, std::string(s.group), std::string(s.resource), "CREATE"});
+            if (s.on_update) routed.insert({path, std::string(s.group), std::string(s.resource), "UPDATE"});
+        }
         // and applies() agrees with its own table
         const std::string_view subresource = s.resource.find('/') == std::string_view::npos ? std::string_view() : s.resource.substr(s.resource.find('/') + 1);
         CHECK(applies(s.endpoint, {s.group, "v1", s.kind}, Operation::create, subresource) == (s.on_create ? s.rules : RuleSet::none));

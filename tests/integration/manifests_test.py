@@ -141,6 +141,65 @@ def the_mutating_webhook_sends_opted_in_pods_and_workloads():
     assert pods["operations"] == ["CREATE"], "a Pod's volumes cannot change after creation"
 
 
+def selects(selector, labels):
+    """metav1.LabelSelector on a label map, as the apiserver evaluates a namespaceSelector."""
+    for key, value in selector.get("matchLabels", {}).items():
+        if labels.get(key) != value:
+            return False
+    for e in selector.get("matchExpressions", []):
+        has, value = e["key"] in labels, labels.get(e["key"])
+        op = e["operator"]
+        if (op == "In" and not (has and value in e["values"])) or (op == "NotIn" and has and value in e["values"]) or \
+                (op == "Exists" and not has) or (op == "DoesNotExist" and has):
+            return False
+    return True
+
+
+ENFORCEMENT_LABEL = "gpustack.ai/model-image-enforcement"
+
+
+def namespace(name, mode=None):
+    labels = {"kubernetes.io/metadata.name": name}
+    if mode is not None:
+        labels[ENFORCEMENT_LABEL] = mode
+    return labels
+
+
+@test
+def each_webhook_comes_once_per_enforcement_mode_and_the_modes_partition_the_namespaces():
+    # (namespace labels, the path prefix that must receive its requests; None: no webhook at all)
+    cases = [
+        (namespace("gpustack"), ""),
+        (namespace("gpustack", "warn"), "/warn"),
+        (namespace("gpustack", "audit"), "/audit"),
+        (namespace("gpustack", "deny"), ""),
+        (namespace("gpustack", "Warn"), ""),  # label values are case-sensitive: anything else enforces
+        (namespace("gpustack", ""), ""),
+        (namespace("kube-system"), None),
+        (namespace("kube-system", "warn"), None),
+        (namespace("model-image-webhook", "audit"), None),
+    ]
+    for target in TARGETS:
+        v, m, _ = webhooks(target)
+        for config in (v, m):
+            groups = {}
+            for hook in config["webhooks"]:
+                base = hook["name"].split(".", 1)[1] if hook["name"].split(".", 1)[0] in ("warn", "audit") else hook["name"]
+                groups.setdefault(base, []).append(hook)
+            for base, hooks in groups.items():
+                name = "%s %s" % (target, base)
+                endpoint = hooks[0]["clientConfig"]["service"]["path"]
+                assert endpoint in ("/validate", "/mutate"), name
+                assert sorted(h["clientConfig"]["service"]["path"] for h in hooks) == sorted([endpoint, "/warn" + endpoint, "/audit" + endpoint]), name
+                for h in hooks[1:]:
+                    for key in ("rules", "objectSelector", "matchConditions", "failurePolicy", "timeoutSeconds", "reinvocationPolicy", "sideEffects"):
+                        assert h.get(key) == hooks[0].get(key), "%s: %s differs between the modes' entries" % (name, key)
+                for labels, prefix in cases:
+                    chosen = [h["clientConfig"]["service"]["path"] for h in hooks if selects(h["namespaceSelector"], labels)]
+                    want = [] if prefix is None else [prefix + endpoint]
+                    assert chosen == want, "%s: namespace %s goes to %s, expected %s" % (name, labels, chosen, want)
+
+
 @test
 def the_deployment_survives_drains_and_runs_restricted():
     _, _, objects = webhooks("base")

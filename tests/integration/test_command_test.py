@@ -353,4 +353,73 @@ def a_template_that_opts_in_is_judged_as_its_pods_will_be():
     code, objects, doc = verdicts([write("tmpl-ok.yaml", dep.replace("r.io/m:v1", REF))])
     assert code == 0 and objects == [("tmpl", "allowed", 1)] and doc["objects"][0]["patch"], objects
 
+@test
+def enforcement_warn_reports_denials_as_softened_and_exits_zero():
+    import jsonschema
+    code, objects, doc = verdicts(["examples/manifests"])
+    denied = sorted(name for name, verdict, _ in objects if verdict == "denied")
+    assert code == 1 and denied, objects
+    for mode in ("warn", "audit"):
+        code, softened, doc = verdicts(["examples/manifests", "--enforcement", mode])
+        assert code == 0, (mode, code)
+        assert sorted(name for name, verdict, _ in softened if verdict == "would-deny") == denied, softened
+        assert all(verdict != "denied" for _, verdict, _ in softened)
+        assert doc["summary"]["wouldDeny"] == len(denied) and doc["summary"]["denied"] == 0
+        for o in doc["objects"]:
+            if o["verdict"] == "would-deny":
+                assert o["enforcement"] == mode and o["rule"] and o["message"], o
+                assert not any(w.startswith("would be denied") for w in o["warnings"]), "the finding is reported once, as the finding"
+        # Objects that pass are reported as under deny.
+        assert [x for x in softened if x[1] != "would-deny"] == [x for x in objects if x[1] != "denied"]
+    code, out, _ = run("examples/manifests", "--enforcement", "warn")
+    assert code == 0 and "allowed, WOULD BE DENIED (enforcement warn) [digest-required]" in out, out
+    assert "would be denied (admitted by the enforcement mode)" in out
+    code, out, _ = run("examples/manifests", "--enforcement", "warn", "--output", "junit")
+    root = ET.fromstring(out)
+    assert code == 0 and root.get("failures") == "0"
+    softened_cases = [tc for tc in root.iter("testcase") if tc.find("properties") is not None]
+    assert len(softened_cases) == len(denied)
+    for tc in softened_cases:
+        props = {p.get("name"): p.get("value") for p in tc.find("properties")}
+        assert props["verdict"] == "would-deny" and props["enforcement"] == "warn" and props["rule"], props
+        assert tc.find("failure") is None and "would be denied (enforcement warn)" in tc.find("system-out").text
+    code, out, _ = run("examples/manifests", "--enforcement", "warn", "--output", "sarif")
+    sarif = json.loads(out)
+    with open(os.path.join(REPO, "tests", "fixtures", "sarif-schema-2.1.0.json")) as f:
+        jsonschema.Draft4Validator(json.load(f)).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    assert not [r for r in results if r["level"] == "error"], "nothing fails the check under warn"
+    softened_results = [r for r in results if r.get("properties", {}).get("verdict") == "would-deny"]
+    assert len(softened_results) == len(denied)
+    for r in softened_results:
+        assert r["level"] == "warning" and r["properties"]["enforcement"] == "warn" and r["ruleId"] != "webhook-warning"
+        assert "would be denied (not enforced: warn)" in r["message"]["text"]
+    code, _, err = run("examples/manifests", "--enforcement", "dryrun")
+    assert code == 2 and "--enforcement \"dryrun\" is not one of deny, warn, audit" in err, err
+
+
+@test
+def a_namespace_labelled_for_a_mode_is_judged_in_that_mode():
+    def namespace(name, mode):
+        labels = "  labels: {gpustack.ai/model-image-enforcement: %s}\n" % mode if mode else ""
+        return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n%s---\n" % (name, labels)
+
+    def tagged(name, ns):
+        return artifact(name, "registry.example.com/team/qwen:v1").replace("metadata:\n", "metadata:\n  namespace: %s\n" % ns) + "---\n"
+
+    text = namespace("trial", "warn") + namespace("watch", "audit") + namespace("prod", None) + namespace("other", "yes") + \
+        tagged("a", "trial") + tagged("b", "watch") + tagged("c", "prod") + tagged("d", "other") + tagged("e", "kube-system")
+    code, objects, doc = verdicts([write("modes.yaml", text)])
+    by_name = {o["name"]: o for o in doc["objects"]}
+    assert code == 1
+    assert (by_name["a"]["verdict"], by_name["a"]["enforcement"]) == ("would-deny", "warn"), by_name["a"]
+    assert (by_name["b"]["verdict"], by_name["b"]["enforcement"]) == ("would-deny", "audit"), by_name["b"]
+    assert by_name["c"]["verdict"] == "denied" and by_name["d"]["verdict"] == "denied"
+    assert by_name["e"]["verdict"] == "skipped" and "kube-system" in by_name["e"]["message"]
+    # The flag sets the mode of namespaces that are not labelled; a labelled one keeps its own.
+    code, objects, doc = verdicts(["--enforcement", "audit", write("modes2.yaml", text)])
+    by_name = {o["name"]: o for o in doc["objects"]}
+    assert code == 0 and by_name["a"]["enforcement"] == "warn" and by_name["c"]["enforcement"] == "audit"
+
+
 harness.run_tests(TESTS, "test command")
