@@ -1,6 +1,7 @@
 // Any bytes as an AdmissionReview body, on both endpoints: always an answer,
-// a review-shaped one whenever the status says so, and the same answer
-// whichever reader parses it.
+// a review-shaped one whenever the status says so, the same answer whichever
+// reader parses it, and under warn and audit a denial admitted unchanged
+// while everything else is answered as under deny.
 #include "model_image_webhook/admission_review.hpp"
 
 #include <cstdint>
@@ -30,6 +31,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.outcome == miw::ReviewOutcome::unreadable && r.http_status != 400) std::abort();
         if (r.outcome != miw::ReviewOutcome::unreadable && (r.http_status != 200 || r.body.front() != '{')) std::abort();
         if (endpoint == miw::Endpoint::validate && !r.patch.empty()) std::abort();
+
+        for (miw::Enforcement mode : {miw::Enforcement::warn, miw::Enforcement::audit}) {
+            context.json_reader = miw::JsonReader::compact_first;
+            context.enforcement = mode;
+            std::string softened_body(reinterpret_cast<const char*>(data), size);
+            const miw::ReviewResult s = miw::review(softened_body, context);
+            if (r.outcome == miw::ReviewOutcome::denied) {
+                if (s.outcome != miw::ReviewOutcome::would_deny || !s.patch.empty() || s.rules != r.rules) std::abort();
+                if (s.body.find("\"status\":") != std::string::npos) std::abort();  // allowed answers carry no status
+                if ((mode == miw::Enforcement::warn) != (s.softened_warnings > 0)) std::abort();
+            } else if (s.body != r.body || s.outcome != r.outcome || s.http_status != r.http_status) {
+                std::abort();
+            }
+        }
     }
     return 0;
 }
