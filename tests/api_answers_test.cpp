@@ -1,5 +1,6 @@
 // What the Kubernetes API (or a --nodes file) answers, read.
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/api_answers.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -150,6 +150,7 @@ public:
         return {NodeLookupStatus::not_found, {}};
     }
     std::string origin() const override { return "the test's Nodes"; }
+    std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 };
 
 }  // namespace

@@ -49,6 +49,7 @@ public:
         return out;
     }
     std::string origin() const override { return "the Kubernetes API"; }
+    std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 };
 
 }  // namespace

@@ -138,6 +138,8 @@ struct PolicyConfig {
     std::vector<std::string> status_writers;
     // containerd 2.1 unless a --runtime-floor names it; a runtime not here is refused.
     std::vector<RuntimeFloor> runtime_floors{{"containerd", kContainerdFloor}};
+    // --prefer-nodes-with-image: the placement rule (design.md 1.5).
+    bool prefer_nodes_with_image = true;
 
     // Sets a runtime's floor, replacing any it had.
     void set_runtime_floor(RuntimeFloor floor);

@@ -72,13 +72,4 @@ struct ReviewResult {
 ReviewResult review(std::string& body, const ReviewContext& context);
 inline constexpr std::size_t kReviewBodySlack = 16;
 
-// Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
-// an array of them) to out; objects of other kinds are passed over. json is
-// parsed in place.
-Status add_nodes_from_json(std::string& json, StaticNodeSource& out);
-
-// gitVersion of a GET /version answer; empty when there is none. json is
-// parsed in place.
-std::string read_git_version(std::string& json);
-
 }  // namespace miw

@@ -1,17 +1,38 @@
-// Where the node check learns about Nodes: a file of Node objects offline,
-// the Kubernetes API in the server.
+// Where the node check and the placement rule learn about Nodes: a file of
+// Node objects offline, a watch of the Kubernetes API in the server.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace miw {
 
-// status.nodeInfo of a Node, as reported by its kubelet.
+// A digest-pinned image name as a Node's status.images[].names lists it,
+// kept as a fixed-size hash: what the placement rule compares, at 8 bytes
+// an image whatever the length of its name (64-bit FNV-1a; a collision only
+// adds a preference, never a refusal).
+using ImageNameHash = std::uint64_t;
+ImageNameHash image_name_hash(std::string_view name);
+
+// Whether a name pins a digest ("registry/repo@sha256:..."): only those are
+// kept, as only those can equal a pinned reference.
+bool is_digest_pinned_name(std::string_view name);
+
+// What the rules read of a Node: status.nodeInfo as its kubelet reports it,
+// and the digest-pinned names of the images it holds.
 struct NodeInfo {
     std::string kubelet_version;  // "v1.35.0"
     std::string container_runtime_version;  // "containerd://2.1.6"
+    std::vector<ImageNameHash> pinned_images;  // sorted, unique
+
+    bool holds_image(std::string_view reference) const;
+    // Adds a name's hash if it is digest-pinned, keeping the list sorted.
+    void add_image_name(std::string_view name);
 };
 
 enum class NodeLookupStatus { found, not_found, unavailable };
@@ -22,13 +43,25 @@ struct NodeLookup {
     std::string detail;  // for unavailable: why the lookup failed
 };
 
+// The nodes the placement rule prefers for an image: at most this many.
+inline constexpr std::size_t kMaxPreferredNodes = 16;
+
 class NodeSource {
 public:
     virtual ~NodeSource() = default;
     virtual NodeLookup lookup(std::string_view name) const = 0;
     // Where the Nodes come from, for messages: "the Kubernetes API", "--nodes nodes.yaml".
     virtual std::string origin() const = 0;
+    // The names, sorted, of the first `limit` nodes (by name) holding exactly
+    // `reference`; nullopt while the source does not know every Node (the
+    // server's watch before its first list), so nothing is preferred then.
+    virtual std::optional<std::vector<std::string>> nodes_holding(std::string_view reference, std::size_t limit) const = 0;
 };
+
+using NodeMap = std::map<std::string, NodeInfo, std::less<>>;
+
+// The nodes of `nodes` holding `reference`, as nodes_holding() answers.
+std::vector<std::string> nodes_holding_in(const NodeMap& nodes, std::string_view reference, std::size_t limit);
 
 // A fixed set of Nodes, read before any request.
 class StaticNodeSource : public NodeSource {
@@ -40,10 +73,13 @@ public:
 
     NodeLookup lookup(std::string_view name) const override;
     std::string origin() const override { return origin_; }
+    std::optional<std::vector<std::string>> nodes_holding(std::string_view reference, std::size_t limit) const override {
+        return nodes_holding_in(nodes_, reference, limit);
+    }
 
 private:
     std::string origin_;
-    std::map<std::string, NodeInfo, std::less<>> nodes_;
+    NodeMap nodes_;
 };
 
 }  // namespace miw

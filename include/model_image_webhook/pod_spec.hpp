@@ -2,6 +2,7 @@
 // rules read. The codec fills them; their string_views point into the request.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,43 @@ struct NodeSelectorTermView {
     std::vector<std::vector<std::string_view>> node_name_constraints;
 };
 
+// One preferredDuringSchedulingIgnoredDuringExecution term of node affinity,
+// as far as the placement rule compares it with its own.
+struct PreferredTermView {
+    bool weight_is_100 = false;
+    // The preference is exactly one matchExpressions entry, key
+    // kubernetes.io/hostname, operator In, and no matchFields: its values.
+    bool hostname_in_only = false;
+    std::vector<std::string_view> hostnames;
+};
+
+// What a JSON member is, as far as a patch that adds under it must know:
+// absent or null (add it whole), an object or array (add inside it), or
+// something else (leave it to the apiserver's validation; add nothing).
+enum class MemberShape { absent, container, other };
+
+struct AffinityView {
+    MemberShape affinity = MemberShape::absent;  // spec.affinity
+    MemberShape node_affinity = MemberShape::absent;  // .nodeAffinity
+    MemberShape preferred = MemberShape::absent;  // .preferredDuringSchedulingIgnoredDuringExecution
+    std::vector<PreferredTermView> preferred_terms;
+};
+
+// A pod template's own metadata (templates only, not a Pod): where the
+// rendering copies the workload's opt-in, so that its Pods carry it.
+struct TemplateMetadataView {
+    std::string pointer;  // "/spec/template/metadata"
+    MemberShape metadata = MemberShape::absent;
+    MemberShape labels = MemberShape::absent;
+    MemberShape annotations = MemberShape::absent;
+    bool has_opt_in_label = false;
+    std::string_view opt_in_label;
+    bool has_model_image = false;  // a string value
+    std::string_view model_image;
+    bool has_model_containers = false;
+    std::string_view model_containers;
+};
+
 struct PodSpecView {
     std::string pointer;  // JSON Pointer of the pod spec: "/spec", "/spec/template/spec", ...
     std::string field_path;  // the same for messages: "spec", "spec.template.spec", ...
@@ -76,6 +114,8 @@ struct PodSpecView {
     bool has_hostname_selector = false;
     std::string_view hostname_selector;  // nodeSelector["kubernetes.io/hostname"]
     std::vector<NodeSelectorTermView> required_node_terms;
+    AffinityView affinity;
+    std::optional<TemplateMetadataView> template_metadata;  // set for a workload's pod template
 };
 
 // The object that carries the opt-in (a Pod, or a workload) and the pod

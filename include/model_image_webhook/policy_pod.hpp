@@ -5,6 +5,7 @@
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/decision.hpp"
+#include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/pod_spec.hpp"
 
 namespace miw {
@@ -14,6 +15,9 @@ inline constexpr Rule kTwoWeightSources{"two-weight-sources", "volumeMounts", "4
 
 // The decision for a Pod or workload sent to /mutate, with the patch that
 // makes each pod spec hold exactly the delivery (empty when it already does).
-Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config);
+// A workload's pod templates also get its opt-in copied into their metadata;
+// a Pod created here and not pinned to a node prefers the nodes (from nodes,
+// which may be null) that hold its image.
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config, const NodeSource* nodes = nullptr);
 
 }  // namespace miw

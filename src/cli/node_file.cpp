@@ -3,6 +3,7 @@
 #include "input.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/api_answers.hpp"
 #include "model_image_webhook/yaml_loader.hpp"
 
 namespace miw::cli {

@@ -8,6 +8,7 @@
 #include "test_report.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/api_answers.hpp"
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/pod_spec.hpp"

@@ -1,8 +1,10 @@
 // What the Kubernetes API (or a --nodes file) answers, read: Node objects,
 // Lists and arrays of them, and GET /version.
-#include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/api_answers.hpp"
 
 #include "json_dom.hpp"
+
+#include "model_image_webhook/text.hpp"
 
 namespace miw {
 
@@ -10,15 +12,39 @@ using namespace json;
 
 namespace {
 
-std::string add_node(const Value& node, StaticNodeSource& out) {
+// What the rules read of a Node: its name, status.nodeInfo's versions and the
+// digest-pinned names of status.images (hashed).
+Result<NodeRecord> read_node(const Value& node) {
     const Value* name = member(member(&node, "metadata"), "name");
-    if (name == nullptr || !name->IsString() || name->GetStringLength() == 0) return "a Node without metadata.name";
-    const Value* info = member(member(&node, "status"), "nodeInfo");
-    NodeInfo node_info;
-    if (const Value* v = member(info, "kubeletVersion"); v != nullptr && v->IsString()) node_info.kubelet_version = view(*v);
-    if (const Value* v = member(info, "containerRuntimeVersion"); v != nullptr && v->IsString()) node_info.container_runtime_version = view(*v);
-    out.add(std::string(view(*name)), std::move(node_info));
+    if (name == nullptr || !name->IsString() || name->GetStringLength() == 0) return fail("a Node without metadata.name");
+    const Value* status = member(&node, "status");
+    const Value* info = member(status, "nodeInfo");
+    NodeRecord out;
+    out.name = view(*name);
+    if (const Value* v = member(info, "kubeletVersion"); v != nullptr && v->IsString()) out.info.kubelet_version = view(*v);
+    if (const Value* v = member(info, "containerRuntimeVersion"); v != nullptr && v->IsString()) out.info.container_runtime_version = view(*v);
+    if (const Value* images = member(status, "images"); images != nullptr && images->IsArray()) {
+        for (const Value& image : images->GetArray()) {
+            const Value* names = member(&image, "names");
+            if (names == nullptr || !names->IsArray()) continue;
+            for (const Value& n : names->GetArray()) {
+                if (n.IsString()) out.info.add_image_name(view(n));
+            }
+        }
+    }
+    return out;
+}
+
+std::string add_node(const Value& node, StaticNodeSource& out) {
+    Result<NodeRecord> record = read_node(node);
+    if (!record) return record.error();
+    out.add(std::move(record->name), std::move(record->info));
     return {};
+}
+
+std::string string_at(const Value* object, const char* key) {
+    const Value* v = member(object, key);
+    return v != nullptr && v->IsString() ? std::string(view(*v)) : std::string();
 }
 
 bool is_kind(const Value& v, std::string_view kind) {
@@ -47,6 +73,52 @@ Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
     return done();
 }
 
+
+Result<NodeListPage> read_node_list(std::string& json) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail("the Node list cannot be read: " + error);
+    const Value* items = member(&doc, "items");
+    if (!doc.IsObject() || items == nullptr || !items->IsArray()) return fail("the Node list has no items array");
+    NodeListPage page;
+    const Value* metadata = member(&doc, "metadata");
+    page.resource_version = string_at(metadata, "resourceVersion");
+    page.continue_token = string_at(metadata, "continue");
+    page.nodes.reserve(items->Size());
+    for (const Value& item : items->GetArray()) {
+        Result<NodeRecord> record = read_node(item);
+        if (!record) return fail(record.error());
+        page.nodes.push_back(std::move(*record));
+    }
+    return page;
+}
+
+Result<NodeWatchEvent> read_node_watch_event(std::string& json) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail("a watch event cannot be read: " + error);
+    const Value* type = member(&doc, "type");
+    const Value* object = member(&doc, "object");
+    if (type == nullptr || !type->IsString() || object == nullptr || !object->IsObject()) return fail("a watch event without a type and an object");
+    NodeWatchEvent event;
+    const std::string_view t = view(*type);
+    if (t == "ADDED") event.type = WatchEventType::added;
+    else if (t == "MODIFIED") event.type = WatchEventType::modified;
+    else if (t == "DELETED") event.type = WatchEventType::deleted;
+    else if (t == "BOOKMARK") event.type = WatchEventType::bookmark;
+    else if (t == "ERROR") event.type = WatchEventType::error;
+    else return fail("a watch event of an unknown type " + quote_value(t, 32));
+    event.resource_version = string_at(member(object, "metadata"), "resourceVersion");
+    if (event.type == WatchEventType::error) {
+        const Value* code = member(object, "code");
+        event.code = code != nullptr && code->IsInt() ? code->GetInt() : 0;
+        event.message = string_at(object, "message");
+        return event;
+    }
+    if (event.type == WatchEventType::bookmark) return event;
+    Result<NodeRecord> record = read_node(*object);
+    if (!record) return fail(record.error());
+    event.node = std::move(*record);
+    return event;
+}
 
 std::string read_git_version(std::string& json) {
     Document doc;

@@ -325,6 +325,74 @@ void read_node_terms(const Value& spec, PodSpecView& out) {
     }
 }
 
+MemberShape shape_of(const Value* v, bool array) {
+    if (v == nullptr || v->IsNull()) return MemberShape::absent;
+    return (array ? v->IsArray() : v->IsObject()) ? MemberShape::container : MemberShape::other;
+}
+
+// What the placement rule compares its term with. Malformed terms are left
+// to the apiserver's validation: they are not the rule's term.
+void read_affinity(const Value& spec, AffinityView& out) {
+    const Value* affinity = member(&spec, "affinity");
+    out.affinity = shape_of(affinity, false);
+    if (out.affinity != MemberShape::container) return;
+    const Value* node_affinity = member(affinity, "nodeAffinity");
+    out.node_affinity = shape_of(node_affinity, false);
+    if (out.node_affinity != MemberShape::container) return;
+    const Value* preferred = member(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution");
+    out.preferred = shape_of(preferred, true);
+    if (out.preferred != MemberShape::container) return;
+    for (const Value& term : preferred->GetArray()) {
+        PreferredTermView t;
+        const Value* weight = member(&term, "weight");
+        t.weight_is_100 = weight != nullptr && weight->IsInt() && weight->GetInt() == 100;
+        const Value* preference = member(&term, "preference");
+        const Value* expressions = member(preference, "matchExpressions");
+        const Value* fields = member(preference, "matchFields");
+        const bool no_fields = fields == nullptr || fields->IsNull() || (fields->IsArray() && fields->Empty());
+        if (expressions != nullptr && expressions->IsArray() && expressions->Size() == 1 && no_fields) {
+            const Value& e = (*expressions)[0];
+            const Value* key = member(&e, "key");
+            const Value* op = member(&e, "operator");
+            const Value* values = member(&e, "values");
+            if (key != nullptr && key->IsString() && view(*key) == kHostnameLabel && op != nullptr && op->IsString() && view(*op) == "In" &&
+                values != nullptr && values->IsArray()) {
+                t.hostname_in_only = true;
+                for (const Value& v : values->GetArray()) {
+                    if (!v.IsString()) {
+                        t.hostname_in_only = false;
+                        break;
+                    }
+                    t.hostnames.push_back(view(v));
+                }
+            }
+        }
+        out.preferred_terms.push_back(std::move(t));
+    }
+}
+
+// A pod template's metadata, beside its spec ("/spec/template/spec" ->
+// "/spec/template/metadata"). Values that are not strings count as absent:
+// the copy writes the workload's over them.
+void read_template_metadata(const Value& object, std::string_view spec_pointer, TemplateMetadataView& out) {
+    out.pointer = std::string(spec_pointer.substr(0, spec_pointer.rfind('/'))) + "/metadata";
+    const Value* metadata = at_pointer(&object, out.pointer);
+    out.metadata = shape_of(metadata, false);
+    if (out.metadata != MemberShape::container) return;
+    const Value* labels = member(metadata, "labels");
+    const Value* annotations = member(metadata, "annotations");
+    out.labels = shape_of(labels, false);
+    out.annotations = shape_of(annotations, false);
+    const auto string_member = [](const Value* map, std::string_view key, bool& present, std::string_view& value) {
+        const Value* v = member(map, key);
+        present = v != nullptr && v->IsString();
+        if (present) value = view(*v);
+    };
+    string_member(labels, kOptInLabel, out.has_opt_in_label, out.opt_in_label);
+    string_member(annotations, kModelImageAnnotation, out.has_model_image, out.model_image);
+    string_member(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers);
+}
+
 std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view pointer, PodSpecView& out) {
     out.pointer = pointer;
     out.field_path = std::string(pointer.substr(1));
@@ -340,6 +408,7 @@ std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view po
         out.hostname_selector = view(*host);
     }
     read_node_terms(spec, out);
+    read_affinity(spec, out.affinity);
     return std::nullopt;
 }
 
@@ -371,6 +440,7 @@ std::optional<RequestError> read_workload(const Value& object, const std::vector
         PodSpecView view;
         if (!spec->IsObject()) return RequestError{"request.object" + std::string(pointer) + " must be an object"};
         if (auto e = read_pod_spec(*spec, pointer, view)) return e;
+        if (!is_pod) read_template_metadata(object, pointer, view.template_metadata.emplace());
         out.pod_specs.push_back(std::move(view));
     }
     return std::nullopt;

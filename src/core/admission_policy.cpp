@@ -18,7 +18,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
             break;
         case RuleSet::delivery:
-            if (req.workload) return render_model_delivery(req, *req.workload, config);
+            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes);
             break;
         case RuleSet::none:
             break;

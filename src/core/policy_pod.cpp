@@ -4,6 +4,9 @@
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/pinned_reference.hpp"
 #include "model_image_webhook/policy_model_artifact.hpp"
+#include "model_image_webhook/policy_node.hpp"
+#include "model_image_webhook/policy_placement.hpp"
+#include "model_image_webhook/template_opt_in.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
@@ -323,7 +326,7 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 
 }  // namespace
 
-Decision render_model_delivery(const AdmissionRequest& /*req: routed by applies()*/, const WorkloadView& w, const PolicyConfig& config) {
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& w, const PolicyConfig& config, const NodeSource* nodes) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
     if (w.opt_in_label != kOptInValue) return allow();
     if (!w.has_model_image || w.model_image.empty()) {
@@ -345,6 +348,13 @@ Decision render_model_delivery(const AdmissionRequest& /*req: routed by applies(
         if (std::string second = second_weight_source(spec, cache, names); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
         for_each_container(spec, [&](const ContainerView& c) { container_warnings(c, warnings); });
         render_pod_spec(spec, cache, w.model_image, names, patch, warnings);
+        // A Job's template cannot change after creation: an UPDATE that
+        // touched it would be refused by the apiserver.
+        const bool template_frozen = req.kind.group == "batch" && req.kind.kind == "Job" && req.operation != Operation::create;
+        if (spec.template_metadata && !template_frozen) copy_opt_in_to_template(w, *spec.template_metadata, patch);
+        if (w.is_pod && req.operation == Operation::create && config.prefer_nodes_with_image && nodes != nullptr && !pinned_node(spec)) {
+            if (const auto warm = nodes->nodes_holding(w.model_image, kMaxPreferredNodes)) render_placement(spec, *warm, patch);
+        }
         for (std::string_view name : names) {
             const bool known = std::any_of(spec.containers.begin(), spec.containers.end(), [&](const ContainerView& c) { return c.name == name; });
             if (!known) {

@@ -1,6 +1,7 @@
 #include "kube_client.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/api_answers.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -14,8 +15,12 @@
 
 #include <openssl/x509v3.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <limits>
+#include <type_traits>
 #include <iterator>
 
 namespace miw::server {
@@ -83,6 +88,76 @@ struct CappedBody {
     };
 };
 
+// A streamed response body (a watch): each newline-ended line is handed to
+// the callback as it arrives, one line held at a time and none past its cap.
+// A status other than 200 is not a stream: its body is kept (capped) instead.
+struct LineBody {
+    struct value_type {
+        std::size_t max_line = 0;
+        const std::function<bool(std::string&)>* on_line = nullptr;  // false: stop reading
+        std::string line;  // the line being read; the whole body when not streaming
+        bool streaming = false;
+        bool stopped = false;
+        std::chrono::steady_clock::time_point last_data;
+    };
+
+    class reader {
+    public:
+        template <bool IsRequest, class Fields>
+        reader(http::header<IsRequest, Fields>& header, value_type& body) : body_(body) {
+            if constexpr (!IsRequest) body_.streaming = header.result_int() == 200;
+        }
+
+        void init(const boost::optional<std::uint64_t>&, beast::error_code& ec) {
+            body_.last_data = std::chrono::steady_clock::now();
+            ec = {};
+        }
+
+        template <class ConstBuffers>
+        std::size_t put(const ConstBuffers& buffers, beast::error_code& ec) {
+            ec = {};
+            body_.last_data = std::chrono::steady_clock::now();
+            std::size_t taken = 0;
+            for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers); ++it) {
+                const net::const_buffer piece = *it;
+                std::string_view rest(static_cast<const char*>(piece.data()), piece.size());
+                while (!rest.empty()) {
+                    const std::size_t newline = body_.streaming ? rest.find('\n') : std::string_view::npos;
+                    const std::string_view part = rest.substr(0, newline);
+                    if (part.size() > body_.max_line - body_.line.size()) {
+                        ec = http::error::body_limit;
+                        return taken;
+                    }
+                    body_.line.append(part.data(), part.size());
+                    taken += part.size();
+                    if (newline == std::string_view::npos) break;
+                    ++taken;
+                    rest.remove_prefix(newline + 1);
+                    if (!deliver(ec)) return taken;
+                }
+            }
+            return taken;
+        }
+
+        void finish(beast::error_code& ec) {
+            ec = {};
+            if (body_.streaming && !body_.line.empty()) deliver(ec);
+        }
+
+    private:
+        bool deliver(beast::error_code& ec) {
+            const bool go_on = body_.line.empty() || (*body_.on_line)(body_.line);
+            body_.line.clear();
+            if (!go_on) {
+                body_.stopped = true;
+                ec = net::error::operation_aborted;
+            }
+            return go_on;
+        }
+        value_type& body_;
+    };
+};
+
 // What verifying the apiserver's certificate takes, set on the context before
 // any connection is made from it (OpenSSL copies the verify mode into each
 // connection when it is made). Without a CA file the system's roots are used,
@@ -111,11 +186,13 @@ bool expect_peer_name(SSL* ssl, const std::string& host) {
     return SSL_set_tlsext_host_name(ssl, host.c_str()) == 1 && X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) == 1;
 }
 
-// One GET, driven on a private io_context until it completes or the
-// deadline passes; the io_context going out of scope cancels what is left.
+// One GET, driven on a private io_context until it completes, the deadline
+// passes, or stop is set; the io_context going out of scope cancels what is
+// left. Body: CappedBody for an answer read whole, LineBody for a watch.
+template <class Body>
 class Exchange {
 public:
-    Exchange(const KubeApiConfig& config, ssl::context& tls, const std::string& path, const std::string& token, std::size_t max_body)
+    Exchange(const KubeApiConfig& config, ssl::context& tls, const std::string& path, const std::string& token)
         : config_(config), resolver_(io_), stream_(io_, tls) {
         request_.version(11);
         request_.method(http::verb::get);
@@ -124,11 +201,17 @@ public:
         request_.set(http::field::accept, "application/json");
         request_.set(http::field::user_agent, "model-image-webhook");
         if (!token.empty()) request_.set(http::field::authorization, "Bearer " + token);
-        parser_.get().body().limit = max_body;
-        parser_.body_limit(max_body);
+        // The body type caps what it keeps. (Not boost::none: Beast 1.74
+        // compares a Content-Length with the empty optional as larger.)
+        parser_.body_limit(std::numeric_limits<std::uint64_t>::max());
     }
 
-    KubeClient::Response run(std::chrono::steady_clock::time_point deadline) {
+    typename Body::value_type& body() { return parser_.get().body(); }
+
+    // stop: checked every 100 ms; idle: the longest wait for a byte once the
+    // answer has begun (zero: only the deadline).
+    KubeClient::Response run(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* stop = nullptr,
+                             std::chrono::milliseconds idle = std::chrono::milliseconds(0)) {
         if (!expect_peer_name(stream_.native_handle(), config_.host)) return fail("cannot check the API's certificate against \"" + config_.host + "\"");
         resolver_.async_resolve(config_.host, config_.port, [this](boost::system::error_code e, tcp::resolver::results_type results) {
             if (e) return done("cannot resolve " + config_.host + ": " + e.message());
@@ -139,24 +222,49 @@ public:
                     http::async_write(stream_, request_, [this](boost::system::error_code e4, std::size_t) {
                         if (e4) return done("cannot send the request: " + e4.message());
                         http::async_read(stream_, buffer_, parser_, [this](boost::system::error_code e5, std::size_t) {
-                            if (e5 == http::error::body_limit) {
-                                return done("the answer is larger than " + std::to_string(parser_.get().body().limit) + " bytes; it was not read");
-                            }
+                            if (parser_.is_header_done()) response_.status = static_cast<int>(parser_.get().result_int());
+                            if (e5 == http::error::body_limit) return done("the answer is larger than " + std::to_string(limit()) + " bytes; it was not read");
+                            if (e5 && stopped_by_reader()) return done({});
                             if (e5) return done("cannot read the answer: " + e5.message());
-                            response_.status = static_cast<int>(parser_.get().result_int());
-                            response_.body = std::move(parser_.get().body().text);
+                            response_.body = take_body();
                             done({});
                         });
                     });
                 });
             });
         });
-        io_.run_until(deadline);
+        using namespace std::chrono;
+        while (!finished_) {
+            const auto now = steady_clock::now();
+            if (now >= deadline) break;
+            if (stop != nullptr && stop->load()) return fail("stopped");
+            if (idle.count() > 0 && idle_since(now) > idle) return fail("no data for " + std::to_string(duration_cast<seconds>(idle).count()) + " s");
+            io_.run_for(std::min<steady_clock::duration>(deadline - now, milliseconds(100)));
+        }
         if (!finished_) return fail("no answer within the deadline");
         return response_;
     }
 
 private:
+    std::size_t limit() {
+        if constexpr (std::is_same_v<Body, LineBody>) return body().max_line;
+        else return body().limit;
+    }
+    bool stopped_by_reader() {
+        if constexpr (std::is_same_v<Body, LineBody>) return body().stopped;
+        else return false;
+    }
+    std::string take_body() {
+        if constexpr (std::is_same_v<Body, LineBody>) return body().streaming ? std::string() : std::move(body().line);
+        else return std::move(body().text);
+    }
+    std::chrono::steady_clock::duration idle_since(std::chrono::steady_clock::time_point now) {
+        if constexpr (std::is_same_v<Body, LineBody>) {
+            if (parser_.is_header_done() && body().last_data.time_since_epoch().count() != 0) return now - body().last_data;
+        }
+        return std::chrono::steady_clock::duration::zero();
+    }
+
     // Why the handshake failed, in the words of the certificate check when it
     // was the certificate ("certificate verify failed" alone says little).
     std::string handshake_failure(const boost::system::error_code& ec) {
@@ -184,7 +292,7 @@ private:
     beast::ssl_stream<beast::tcp_stream> stream_;
     http::request<http::empty_body> request_;
     beast::flat_buffer buffer_{64u << 10};  // unparsed bytes only: the header and a read's worth of body
-    http::response_parser<CappedBody> parser_;
+    http::response_parser<Body> parser_;
     KubeClient::Response response_;
     bool finished_ = false;
 };
@@ -247,8 +355,24 @@ KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_bo
         r.error = std::move(*problem);
         return r;
     }
-    Exchange exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file), max_body);
+    Exchange<CappedBody> exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
+    exchange.body().limit = max_body;
     return exchange.run(deadline);
+}
+
+KubeClient::Response KubeClient::stream(const std::string& path, std::size_t max_line, std::chrono::steady_clock::time_point deadline,
+                                        std::chrono::milliseconds idle, const std::atomic<bool>& stop,
+                                        const std::function<bool(std::string&)>& on_line) const {
+    ssl::context tls(ssl::context::tls_client);
+    if (auto problem = configure_verification(tls, config_)) {
+        Response r;
+        r.error = std::move(*problem);
+        return r;
+    }
+    Exchange<LineBody> exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
+    exchange.body().max_line = max_line;
+    exchange.body().on_line = &on_line;
+    return exchange.run(deadline, &stop, idle);
 }
 
 Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout) {

@@ -5,7 +5,9 @@
 #include "kube_api_config.hpp"
 #include "server_state.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +31,13 @@ public:
     // system's roots) and the host's name or address, as client-go does,
     // before the token is sent; an answer body over max_body is not read.
     Response get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline) const;
+    // A GET whose 200 answer is a stream of lines (a watch): each line is
+    // handed to on_line as it arrives (false stops reading); the call returns
+    // when the server ends the stream, on an error, at the deadline, after
+    // `idle` without a byte, or soon after stop is set. A line over max_line
+    // bytes ends it. Another status's body (capped the same) is in the Response.
+    Response stream(const std::string& path, std::size_t max_line, std::chrono::steady_clock::time_point deadline, std::chrono::milliseconds idle,
+                    const std::atomic<bool>& stop, const std::function<bool(std::string&)>& on_line) const;
     std::string describe() const { return "https://" + config_.host + ":" + config_.port; }
 
 private:
@@ -47,6 +56,8 @@ public:
     NodeLookup lookup(std::string_view name) const override { return lookup_until(name, std::chrono::steady_clock::now() + timeout_); }
     NodeLookup lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const override;
     std::string origin() const override { return "the Kubernetes API"; }
+    // One Node at a time: which hold an image is the watch's to know.
+    std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 
 private:
     struct Cached {

@@ -24,6 +24,9 @@ public:
         return found;
     }
     std::string origin() const override { return api_.origin(); }
+    std::optional<std::vector<std::string>> nodes_holding(std::string_view reference, std::size_t limit) const override {
+        return api_.nodes_holding(reference, limit);
+    }
 
 private:
     const DeadlineNodeSource& api_;

@@ -217,14 +217,26 @@ def dig(obj, path):
     return obj
 
 
-def expected_object(kind, obj):
+OPT_IN_ANNOTATIONS = ("gpustack.ai/model-image", "gpustack.ai/model-containers")
+
+
+def expected_object(kind, obj, operation="CREATE"):
     out = copy.deepcopy(obj)
     ann = out["metadata"].get("annotations") or {}
     names = [n.strip() for n in ann.get("gpustack.ai/model-containers", "").split(",") if n.strip()]
     for path in POD_SPEC_PATHS[kind]:
         spec = dig(out, path)
-        if spec is not None:
-            render(spec, ann["gpustack.ai/model-image"], names)
+        if spec is None:
+            continue
+        render(spec, ann["gpustack.ai/model-image"], names)
+        # A template carries the workload's opt-in into its Pods (a Job's
+        # template cannot change after creation).
+        if kind != "Pod" and not (kind == "Job" and operation != "CREATE"):
+            template = dig(out, path[:-1])
+            meta = template.get("metadata") or {}
+            template["metadata"] = meta
+            meta["labels"] = dict(meta.get("labels") or {}, **{"gpustack.ai/model-delivery": "image"})
+            meta["annotations"] = dict(meta.get("annotations") or {}, **{k: ann[k] for k in OPT_IN_ANNOTATIONS if k in ann})
     return out
 
 
@@ -354,7 +366,12 @@ def case(name, kind, obj, expect_patch=True, warnings=()):
 for kind in POD_SPEC_PATHS:
     case("%s: download-era settings are replaced by the delivery" % kind, kind, wrap(kind, "qwen", vllm_spec()),
          warnings=("envFrom is not inspected", "a --revision inside a shell string is not removed"))
-    case("%s: an already rendered template is left alone" % kind, kind, wrap(kind, "qwen", mutated_spec()), expect_patch=False)
+    case("%s: an already rendered template is left alone" % kind, kind, expected_object(kind, wrap(kind, "qwen", mutated_spec())), expect_patch=False)
+    if kind != "Pod":
+        bare = wrap(kind, "bare-template", mutated_spec())
+        for path in POD_SPEC_PATHS[kind]:
+            dig(bare, path[:-1]).pop("metadata")
+        case("%s: a rendered template without metadata gets the opt-in" % kind, kind, bare)
 
 # one rule at a time
 case("empty pod: no env, volumes or mounts; arrays are added whole", "Pod", wrap("Pod", "bare", {"containers": [{"name": "c", "image": "i"}]}))
