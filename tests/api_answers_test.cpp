@@ -67,3 +67,74 @@ TEST_CASE("the apiserver's gitVersion is read from GET /version", "[api_answers]
         }
     }
 }
+
+namespace {
+const std::string kPinned = "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+const std::string kWarmNode = R"({"kind":"Node","metadata":{"name":"gpu-a","resourceVersion":"41"},"status":{"nodeInfo":{"kubeletVersion":"v1.35.0","containerRuntimeVersion":"containerd://2.1.0"},"images":[{"names":[")" +
+                              kPinned + R"(","registry.example.com/team/qwen:v1"],"sizeBytes":16000000000},{"names":["busybox:1.36"]},{"sizeBytes":1}]}})";
+}  // namespace
+
+TEST_CASE("a Node's digest-pinned image names are kept for placement", "[api_answers]") {
+    StaticNodeSource nodes("test");
+    std::string json = kWarmNode;
+    REQUIRE(add_nodes_from_json(json, nodes));
+    const NodeLookup a = nodes.lookup("gpu-a");
+    CHECK(a.info.pinned_images.size() == 1);
+    CHECK(a.info.holds_image(kPinned));
+    CHECK_FALSE(a.info.holds_image("registry.example.com/team/qwen:v1"));
+    CHECK(nodes.nodes_holding(kPinned, 16) == std::vector<std::string>{"gpu-a"});
+}
+
+TEST_CASE("a page of the Node list says where the watch starts and whether more follow", "[api_answers]") {
+    std::string json = R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"1200","continue":"abc"},"items":[)" + kWarmNode +
+                       R"(,{"kind":"Node","metadata":{"name":"cpu-1"}}]})";
+    const Result<NodeListPage> page = read_node_list(json);
+    REQUIRE(page);
+    CHECK(page->resource_version == "1200");
+    CHECK(page->continue_token == "abc");
+    REQUIRE(page->nodes.size() == 2);
+    CHECK(page->nodes[0].name == "gpu-a");
+    CHECK(page->nodes[0].info.holds_image(kPinned));
+    CHECK(page->nodes[1].name == "cpu-1");
+    for (std::string bad : {std::string("{"), std::string(R"({"kind":"Status","code":403})"), std::string(R"({"items":[{"metadata":{}}]})")}) {
+        INFO(bad);
+        CHECK_FALSE(read_node_list(bad));
+    }
+}
+
+TEST_CASE("watch events are read as the apiserver writes them", "[api_answers]") {
+    struct Case {
+        const char* name;
+        std::string json;
+        bool ok;
+        WatchEventType type;
+        std::string node;
+        std::string resource_version;
+        int code;
+    };
+    const std::vector<Case> cases = {
+        {"added", R"({"type":"ADDED","object":)" + kWarmNode + "}", true, WatchEventType::added, "gpu-a", "41", 0},
+        {"modified", R"({"type":"MODIFIED","object":)" + kWarmNode + "}", true, WatchEventType::modified, "gpu-a", "41", 0},
+        {"deleted", R"({"type":"DELETED","object":)" + kWarmNode + "}", true, WatchEventType::deleted, "gpu-a", "41", 0},
+        {"a bookmark", R"({"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"1300","annotations":{"k8s.io/initial-events-end":"true"}}}})",
+         true, WatchEventType::bookmark, "", "1300", 0},
+        {"too old a resource version", R"x({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (1200)","reason":"Expired","code":410}})x",
+         true, WatchEventType::error, "", "", 410},
+        {"an unknown type", R"({"type":"SYNC","object":{}})", false, WatchEventType::error, "", "", 0},
+        {"no object", R"({"type":"ADDED"})", false, WatchEventType::error, "", "", 0},
+        {"a Node without a name", R"({"type":"ADDED","object":{"kind":"Node","metadata":{}}})", false, WatchEventType::error, "", "", 0},
+        {"not JSON", "{\"type\":", false, WatchEventType::error, "", "", 0},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::string json = c.json;
+            const Result<NodeWatchEvent> e = read_node_watch_event(json);
+            REQUIRE(bool(e) == c.ok);
+            if (!c.ok) continue;
+            CHECK(e->type == c.type);
+            CHECK(e->node.name == c.node);
+            CHECK(e->resource_version == c.resource_version);
+            CHECK(e->code == c.code);
+        }
+    }
+}

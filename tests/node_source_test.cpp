@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace miw;
 
 TEST_CASE("a static node source finds the Nodes it was given", "[node_source]") {
@@ -17,4 +19,35 @@ TEST_CASE("a static node source finds the Nodes it was given", "[node_source]") 
     CHECK(nodes.lookup("gpu-2").info.container_runtime_version == "containerd://2.2.0");
     CHECK(nodes.lookup("gpu-9").status == NodeLookupStatus::not_found);
     CHECK(nodes.lookup("").status == NodeLookupStatus::not_found);
+}
+
+TEST_CASE("only digest-pinned image names are kept, as hashes", "[node_source]") {
+    struct Case {
+        const char* name;
+        bool pinned;
+    };
+    const Case cases[] = {
+        {"registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4", true},
+        {"docker.io/library/busybox@sha256:abc", true},
+        {"registry.example.com/team/qwen:v1", false},
+        {"registry.example.com:5000/team/qwen", false},
+        {"qwen", false},
+        {"@sha256:abc", false},
+    };
+    for (const auto& c : cases) {
+        INFO(c.name);
+        CHECK(miw::is_digest_pinned_name(c.name) == c.pinned);
+    }
+    miw::NodeInfo n;
+    n.add_image_name("registry.example.com/team/qwen:v1");
+    n.add_image_name("b.example/x@sha256:2");
+    n.add_image_name("a.example/x@sha256:1");
+    n.add_image_name("a.example/x@sha256:1");  // a second name of the same image
+    CHECK(n.pinned_images.size() == 2);
+    CHECK(std::is_sorted(n.pinned_images.begin(), n.pinned_images.end()));
+    CHECK(n.holds_image("a.example/x@sha256:1"));
+    CHECK_FALSE(n.holds_image("a.example/x@sha256:12"));
+    CHECK_FALSE(n.holds_image("registry.example.com/team/qwen:v1"));
+    CHECK(miw::image_name_hash("a") != miw::image_name_hash("b"));
+    CHECK(miw::image_name_hash("") == 14695981039346656037ull);  // FNV-1a's offset basis
 }
