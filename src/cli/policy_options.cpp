@@ -13,6 +13,8 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
         ("runtime-floor", "RUNTIME=VERSION: a container runtime whose Nodes may run image volumes, from that version (repeatable; "
                           "containerd=2.1 unless one names containerd), e.g. cri-o=1.31",
          cxxopts::value<std::vector<std::string>>())
+        ("prefer-nodes-with-image", "add to a delivered Pod not pinned to a node a preference for the nodes that hold its image (true or false)",
+         cxxopts::value<bool>()->default_value("true"))
         ("enforcement", "what a policy denial becomes: deny; warn (allowed, the reason sent as warnings); audit (allowed, recorded only in "
                         "audit annotations and metrics)",
          cxxopts::value<std::string>()->default_value("deny"));
@@ -51,6 +53,7 @@ Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, con
             config.set_runtime_floor(*floor);
         }
     }
+    config.prefer_nodes_with_image = parsed["prefer-nodes-with-image"].as<bool>();
     return config;
 }
 

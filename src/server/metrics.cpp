@@ -183,6 +183,11 @@ std::string Metrics::render() const {
     if (!apiserver_version_.empty()) out += "miw_apiserver_version_info{version=" + label(apiserver_version_) + "} 1\n";
     header(out, "miw_node_lookups_total", "counter", "Node lookups for the pinned-node check, by result.");
     for (const auto& [result, count] : node_lookups_) out += "miw_node_lookups_total{result=" + label(result) + "} " + std::to_string(count) + "\n";
+    single(out, "miw_node_cache_nodes", "gauge", "Nodes the watch holds for placement and the node check.", static_cast<long long>(node_cache_nodes_.load()));
+    single(out, "miw_node_cache_last_sync_timestamp_seconds", "gauge", "When the Node cache last heard from the API (a list or a watch event), as a Unix time; 0 before the first list.",
+           static_cast<long long>(node_cache_sync_.load()));
+    single(out, "miw_node_cache_relists_total", "counter", "Complete Node lists after the first (a watch expired or broke).", static_cast<long long>(node_cache_relists_.load()));
+    single(out, "miw_node_watch_failures_total", "counter", "Node lists or watches that failed (each retried after a backoff).", static_cast<long long>(node_watch_failures_.load()));
     single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", static_cast<long long>(resident_bytes()));
     return out;
 }

@@ -37,6 +37,14 @@ public:
     void certificate_reload_failed() { reload_errors_.fetch_add(1, std::memory_order_relaxed); }
     void set_apiserver_version(std::string version);
     void node_lookup(std::string_view result);
+    // The Node watch: Nodes held and when the cache last heard from the API
+    // (a list or an event), relists after the first list, and failures.
+    void node_cache_synced(std::size_t nodes, std::int64_t unix_time) {
+        node_cache_nodes_.store(static_cast<std::int64_t>(nodes), std::memory_order_relaxed);
+        node_cache_sync_.store(unix_time, std::memory_order_relaxed);
+    }
+    void node_cache_relisted() { node_cache_relists_.fetch_add(1, std::memory_order_relaxed); }
+    void node_watch_failed() { node_watch_failures_.fetch_add(1, std::memory_order_relaxed); }
 
     std::int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
 
@@ -69,6 +77,10 @@ private:
     std::atomic<std::uint64_t> reloads_{0};
     std::atomic<std::uint64_t> reload_errors_{0};
     std::atomic<std::int64_t> not_after_{0};
+    std::atomic<std::int64_t> node_cache_nodes_{0};
+    std::atomic<std::int64_t> node_cache_sync_{0};
+    std::atomic<std::uint64_t> node_cache_relists_{0};
+    std::atomic<std::uint64_t> node_watch_failures_{0};
 };
 
 }  // namespace miw::server

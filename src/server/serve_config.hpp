@@ -35,6 +35,7 @@ struct ServeConfig {
     std::chrono::milliseconds version_refresh_interval{300000};
     std::optional<KubeApiConfig> api;  // none: no Kubernetes API to ask
     std::chrono::milliseconds node_cache_ttl{30000};
+    bool watch_nodes = true;  // list and watch Nodes (placement, and the node check without a GET per Pod)
     std::chrono::milliseconds node_lookup_timeout{2000};
 };
 

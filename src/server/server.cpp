@@ -1,6 +1,7 @@
 #include "server.hpp"
 
 #include "kube_client.hpp"
+#include "node_watch.hpp"
 #include "listener.hpp"
 #include "log.hpp"
 #include "session.hpp"
@@ -102,6 +103,11 @@ public:
             client_.emplace(*config_.api);
             api_nodes_.emplace(*client_, config_.node_cache_ttl, config_.node_lookup_timeout);
             state_.nodes = &*api_nodes_;
+            if (config_.watch_nodes) {
+                watched_nodes_.emplace(node_cache_, *api_nodes_);
+                node_watch_.emplace(*client_, node_cache_, state_.metrics);
+                state_.nodes = &*watched_nodes_;
+            }
             blocking_.emplace(kBlockingThreads);
             context_.blocking = &*blocking_;
         }
@@ -136,6 +142,7 @@ public:
     int run() {
         for (auto& l : listeners_) l->run();
         if (config_.auto_version) start_version_refresh();
+        if (node_watch_) node_watch_->start();
         schedule_reload();
         schedule_housekeeping();
         on_signal();
@@ -145,6 +152,7 @@ public:
                                          {"kubeVersion", config_.kube_version_flag},
                                          {"kubeApi", client_ ? client_->describe() : std::string("none")},
                                          {"mtls", !config_.client_ca.empty()},
+                                         {"nodeWatch", node_watch_.has_value()},
                                          {"enforcement", to_string(config_.enforcement)},
                                          {"threads", static_cast<long long>(threads_)}});
         // Worker contexts have no work of their own between connections: keep them running.
@@ -157,6 +165,7 @@ public:
         for (auto& t : io_threads) t.join();
         if (blocking_) blocking_->join();
         version_refresh_.stop();
+        if (node_watch_) node_watch_->stop();
         Log::instance().flush();
         return 0;
     }
@@ -266,6 +275,9 @@ private:
     TlsContextProvider tls_;
     std::optional<KubeClient> client_;
     std::optional<ApiNodeSource> api_nodes_;
+    NodeCache node_cache_{"the Kubernetes API"};
+    std::optional<WatchedNodeSource> watched_nodes_;
+    std::optional<NodeWatch> node_watch_;
     ServerContext context_;
     std::optional<net::thread_pool> blocking_;
     unsigned threads_;

@@ -1,11 +1,24 @@
-"""A stand-in Kubernetes API on loopback for the server's tests: GET /version
-and GET /api/v1/nodes/NAME over TLS, with a bearer token, and switches to make
-it slow, failing, or hostile (huge answers)."""
+"""A stand-in Kubernetes API on loopback for the server's tests: GET /version,
+GET /api/v1/nodes/NAME, and the Node list (paged) and watch (chunked events)
+over TLS, with a bearer token, and switches to make it slow, failing, or
+hostile (huge answers, dropped streams)."""
 import http.server
 import json
+import queue
+import select
 import ssl
 import threading
 import time
+import urllib.parse
+
+
+def node_object(name, spec, resource_version="1"):
+    """A Node as the apiserver writes it; spec is (kubelet, runtime) or
+    (kubelet, runtime, [image names])."""
+    kubelet, runtime = spec[0], spec[1]
+    images = [{"names": [n, n.split("@")[0] + ":latest"], "sizeBytes": 16 << 30} for n in (spec[2] if len(spec) > 2 else [])]
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "resourceVersion": resource_version},
+            "status": {"nodeInfo": {"kubeletVersion": kubelet, "containerRuntimeVersion": runtime}, "images": images}}
 
 
 class FakeApiserver:
@@ -20,6 +33,11 @@ class FakeApiserver:
         self.tokens = []  # every Authorization header received
         self.huge_bytes = 0  # when set, /version answers this many bytes of valid JSON
         self.huge_chunked = False  # ... sent chunked, without a Content-Length
+        self.resource_version = 100
+        self.list_status = 200  # another status fails every Node list
+        self.watch_queries = []  # the query of every watch opened
+        self.watchers = []  # one queue of events per open watch
+        self.lock = threading.Lock()
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -67,6 +85,38 @@ class FakeApiserver:
                 except OSError:
                     pass  # the client stopped reading: what a capped client does
 
+            def watch(self, query):
+                """Events from the test (push, drop) as chunks, one JSON line each."""
+                events = queue.Queue()
+                with outer.lock:
+                    outer.watch_queries.append(query)
+                    outer.watchers.append(events)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    while True:
+                        try:
+                            event = events.get(timeout=0.1)
+                        except queue.Empty:
+                            # A watch client sends nothing: anything readable is its close.
+                            if select.select([self.connection], [], [], 0)[0]:
+                                return
+                            continue
+                        if event == "drop":
+                            self.close_connection = True
+                            self.connection.shutdown(2)  # mid-stream, no last chunk: a broken watch
+                            return
+                        data = json.dumps(event).encode() + b"\n"
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                        self.wfile.flush()
+                except OSError:
+                    pass
+                finally:
+                    with outer.lock:
+                        outer.watchers.remove(events)
+
             def do_GET(self):
                 outer.requests.append(self.path)
                 outer.tokens.append(self.headers.get("Authorization"))
@@ -79,13 +129,26 @@ class FakeApiserver:
                 if self.path == "/version":
                     time.sleep(outer.version_delay)
                     return self.answer(200, {"major": "1", "minor": "35", "gitVersion": outer.version})
+                if self.path.startswith("/api/v1/nodes?"):
+                    query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+                    if query.get("watch") == ["1"]:
+                        return self.watch(query)
+                    if outer.list_status != 200:
+                        return self.answer(outer.list_status, {"kind": "Status", "code": outer.list_status})
+                    names = sorted(outer.nodes)
+                    limit = int(query.get("limit", ["500"])[0])
+                    start = int(query.get("continue", ["0"])[0])
+                    page = names[start:start + limit]
+                    meta = {"resourceVersion": str(outer.resource_version)}
+                    if start + limit < len(names):
+                        meta["continue"] = str(start + limit)
+                    return self.answer(200, {"kind": "NodeList", "apiVersion": "v1", "metadata": meta,
+                                             "items": [node_object(n, outer.nodes[n]) for n in page]})
                 if self.path.startswith("/api/v1/nodes/"):
                     time.sleep(outer.node_delay)
                     name = self.path[len("/api/v1/nodes/"):]
                     if name in outer.nodes:
-                        kubelet, runtime = outer.nodes[name]
-                        return self.answer(200, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                                                 "status": {"nodeInfo": {"kubeletVersion": kubelet, "containerRuntimeVersion": runtime}}})
+                        return self.answer(200, node_object(name, outer.nodes[name]))
                     return self.answer(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
                 return self.answer(404, {"kind": "Status", "code": 404})
 
@@ -101,6 +164,35 @@ class FakeApiserver:
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def push(self, event_type, name=None, spec=None):
+        """Changes a Node (ADDED or MODIFIED with spec, DELETED) and tells every
+        open watch; BOOKMARK moves the resource version only; ERROR sends 410."""
+        with self.lock:
+            self.resource_version += 1
+            rv = str(self.resource_version)
+            if event_type in ("ADDED", "MODIFIED"):
+                self.nodes[name] = spec
+                event = {"type": event_type, "object": node_object(name, spec, rv)}
+            elif event_type == "DELETED":
+                event = {"type": event_type, "object": node_object(name, self.nodes.pop(name), rv)}
+            elif event_type == "BOOKMARK":
+                event = {"type": "BOOKMARK", "object": {"kind": "Node", "apiVersion": "v1", "metadata": {"resourceVersion": rv}}}
+            else:
+                event = {"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
+                                                     "message": "too old resource version"}}
+            for w in self.watchers:
+                w.put(event)
+            return rv
+
+    def drop_watches(self):
+        with self.lock:
+            for w in self.watchers:
+                w.put("drop")
+
+    def open_watches(self):
+        with self.lock:
+            return len(self.watchers)
 
     @property
     def url(self):

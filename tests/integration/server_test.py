@@ -409,6 +409,114 @@ def pinned_pods_are_checked_against_the_api():
         api.stop()
 
 
+def opted_in_pod(name="qwen-0", node=None):
+    """An already rendered Pod, as a rendered template makes them."""
+    body = json.loads(example("pod-already-rendered"))
+    obj = body["request"]["object"]
+    obj["metadata"]["name"] = name
+    if node:
+        obj["spec"]["nodeName"] = node
+    return json.dumps(body).encode()
+
+
+def preferred_nodes(s, body=None):
+    """The nodes the mutating answer prefers for an opted-in Pod ([] for none)."""
+    r = review_of(s.post("/mutate?timeout=10s", body or opted_in_pod())[1])
+    assert r["allowed"] is True, r
+    if "patch" not in r:
+        return []
+    ops = json.loads(base64.b64decode(r["patch"]))
+    terms = [op for op in ops if "affinity" in op["path"]]
+    assert len(terms) == 1, ops
+    value = terms[0]["value"]
+    term = value["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+    assert term["weight"] == 100
+    expression = term["preference"]["matchExpressions"][0]
+    assert (expression["key"], expression["operator"]) == ("kubernetes.io/hostname", "In")
+    return expression["values"]
+
+
+@test
+def the_node_watch_keeps_placement_and_the_node_check_current():
+    ref = json.loads(example("pod-already-rendered"))["request"]["object"]["metadata"]["annotations"]["gpustack.ai/model-image"]
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    new, old = ("v1.35.1", "containerd://2.1.3"), ("v1.34.2", "containerd://2.0.5")
+    api.nodes = {"gpu-b": new + ([ref],), "gpu-a": new + ([],), "gpu-old": old + ([ref],)}
+    api.list_status = 503  # the first lists fail: nothing is preferred, the node check asks the API
+    s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE)
+    try:
+        assert wait_for(lambda: s.metric("miw_node_watch_failures_total") >= 1)
+        assert preferred_nodes(s) == [], "nothing is preferred before the first list"
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-old"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-floor" and "/api/v1/nodes/gpu-old" in api.requests
+        api.list_status = 200
+        assert wait_for(lambda: s.metric("miw_node_cache_nodes") == 3, 10), "the initial list"
+        assert s.metric("miw_node_cache_last_sync_timestamp_seconds") > time.time() - 60
+        assert wait_for(lambda: api.open_watches() == 1)
+        assert api.watch_queries[-1]["resourceVersion"] == [str(api.resource_version)], api.watch_queries
+        assert api.watch_queries[-1]["allowWatchBookmarks"] == ["true"]
+        assert preferred_nodes(s) == ["gpu-b", "gpu-old"]
+        assert preferred_nodes(s, opted_in_pod(node="gpu-a")) == [], "a Pod pinned to a node gets no preference"
+
+        # the node check reads the cache: no GET for a Node the watch holds
+        before = len(api.requests)
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-old"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-floor"
+        assert review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-a"))[1])["allowed"] is True
+        assert not any(p.startswith("/api/v1/nodes/") for p in api.requests[before:]), api.requests[before:]
+
+        api.push("MODIFIED", "gpu-a", new + ([ref],))  # the image appears on gpu-a
+        assert wait_for(lambda: preferred_nodes(s) == ["gpu-a", "gpu-b", "gpu-old"])
+        api.push("MODIFIED", "gpu-old", new + ([ref],))  # its kubelet is upgraded
+        assert wait_for(lambda: review_of(s.post("/validate", pinned_pod("gpu-old"))[1])["allowed"] is True)
+        api.push("ADDED", "gpu-c", new + ([ref],))
+        assert wait_for(lambda: preferred_nodes(s) == ["gpu-a", "gpu-b", "gpu-c", "gpu-old"])
+        api.push("DELETED", "gpu-b")
+        assert wait_for(lambda: preferred_nodes(s) == ["gpu-a", "gpu-c", "gpu-old"])
+        r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-b"))[1])
+        assert r["auditAnnotations"]["rule"] == "node-not-found", "a Node the cache lacks is asked of the API, which has none"
+        assert s.metric("miw_node_cache_nodes") == 3
+
+        bookmark = api.push("BOOKMARK")
+        api.push("ERROR")  # 410: relist, from the bookmark's resource version on
+        assert wait_for(lambda: s.metric("miw_node_cache_relists_total") == 1, 10)
+        assert wait_for(lambda: api.open_watches() == 1 and int(api.watch_queries[-1]["resourceVersion"][0]) >= int(bookmark))
+        with api.lock:
+            api.nodes["gpu-d"] = new + ([ref],)  # appears in the next list, without an event
+        api.drop_watches()  # a broken stream: relist
+        assert wait_for(lambda: s.metric("miw_node_cache_relists_total") == 2, 10)
+        assert wait_for(lambda: preferred_nodes(s) == ["gpu-a", "gpu-c", "gpu-d", "gpu-old"])
+        assert wait_for(lambda: api.open_watches() == 1)
+        assert s.metric("miw_node_watch_failures_total") >= 2
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def placement_can_be_turned_off_and_the_watch_too():
+    ref = json.loads(example("pod-already-rendered"))["request"]["object"]["metadata"]["annotations"]["gpustack.ai/model-image"]
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.nodes = {"gpu-a": ("v1.35.1", "containerd://2.1.3", [ref])}
+    flags = ["--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE]
+    s = Server(*flags, "--prefer-nodes-with-image=false")
+    try:
+        assert wait_for(lambda: s.metric("miw_node_cache_nodes") == 1)
+        assert preferred_nodes(s) == []
+    finally:
+        s.stop()
+    start = len(api.requests)
+    s = Server(*flags, "--watch-nodes=false")
+    try:
+        time.sleep(0.5)
+        assert not any(p.startswith("/api/v1/nodes?") for p in api.requests[start:]), "no list, no watch"
+        assert preferred_nodes(s) == [], "without the watch no Node is known for placement"
+        assert review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-a"))[1])["allowed"] is True, "the node check still asks the API"
+    finally:
+        s.stop()
+        api.stop()
+
+
 @test
 def metrics_count_what_was_sent():
     s = Server()
