@@ -381,8 +381,9 @@ def pinned_pod(node):
 def pinned_pods_are_checked_against_the_api():
     api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
     api.nodes = {"gpu-new": ("v1.35.1", "containerd://2.1.3"), "gpu-old": ("v1.34.2", "containerd://2.0.5")}
+    # One Node at a time from the API (the watch has a test of its own).
     s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE,
-               "--node-cache-ttl", "100ms", "--node-lookup-timeout", "3s")
+               "--node-cache-ttl", "100ms", "--node-lookup-timeout", "3s", "--watch-nodes=false")
     try:
         assert review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-new"))[1])["allowed"] is True
         r = review_of(s.post("/validate?timeout=10s", pinned_pod("gpu-old"))[1])
@@ -653,7 +654,7 @@ def sigterm_answers_every_request_in_flight():
     api.nodes = {"gpu-new": ("v1.35.1", "containerd://2.1.3")}
     api.node_delay = 1.0
     s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE,
-               "--node-cache-ttl", "0ms", "--node-lookup-timeout", "5s")
+               "--node-cache-ttl", "0ms", "--node-lookup-timeout", "5s", "--watch-nodes=false")  # every lookup a slow GET
     results = []
 
     def one():
