@@ -220,7 +220,7 @@ def the_deployment_survives_drains_and_runs_restricted():
     pdb = [o for o in objects if o["kind"] == "PodDisruptionBudget"][0]
     assert pdb["spec"]["minAvailable"] == 1
     roles = [o for o in objects if o["kind"] == "ClusterRole"]
-    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}], "get on nodes, nothing else"
+    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}], "reading nodes, nothing else"
 
 
 @test

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import jsonpatch
 import jsonschema
@@ -220,7 +221,42 @@ def dig(obj, path):
 OPT_IN_ANNOTATIONS = ("gpustack.ai/model-image", "gpustack.ai/model-containers")
 
 
-def expected_object(kind, obj, operation="CREATE"):
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def pinned(spec):
+    """spec.nodeName, a hostname nodeSelector, or required affinity naming one node."""
+    if spec.get("nodeName") or (spec.get("nodeSelector") or {}).get("kubernetes.io/hostname"):
+        return True
+    terms = ((((spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+             .get("nodeSelectorTerms") or [])
+    hosts = set()
+    for t in terms:
+        named = [set(e.get("values") or []) for e in (t.get("matchExpressions") or []) if e.get("key") == "kubernetes.io/hostname" and e.get("operator") == "In"]
+        named += [set(e.get("values") or []) for e in (t.get("matchFields") or []) if e.get("key") == "metadata.name" and e.get("operator") == "In"]
+        if not named:
+            return False
+        allowed = set.intersection(*named)
+        if len(allowed) != 1:
+            return False
+        hosts |= allowed
+    return len(hosts) == 1
+
+
+def place(spec, warm):
+    """The preferred term towards the warm nodes, beside whatever affinity is there."""
+    term = {"weight": 100, "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": warm}]}}
+    affinity = spec.get("affinity") or {}
+    node_affinity = affinity.get("nodeAffinity") or {}
+    preferred = node_affinity.get(PREFERRED) or []
+    if term in preferred:
+        return
+    spec["affinity"] = affinity
+    affinity["nodeAffinity"] = node_affinity
+    node_affinity[PREFERRED] = preferred + [term]
+
+
+def expected_object(kind, obj, operation="CREATE", warm=None):
     out = copy.deepcopy(obj)
     ann = out["metadata"].get("annotations") or {}
     names = [n.strip() for n in ann.get("gpustack.ai/model-containers", "").split(",") if n.strip()]
@@ -229,6 +265,8 @@ def expected_object(kind, obj, operation="CREATE"):
         if spec is None:
             continue
         render(spec, ann["gpustack.ai/model-image"], names)
+        if kind == "Pod" and warm and not pinned(spec):
+            place(spec, warm)
         # A template carries the workload's opt-in into its Pods (a Job's
         # template cannot change after creation).
         if kind != "Pod" and not (kind == "Job" and operation != "CREATE"):
@@ -254,12 +292,13 @@ GROUPS = {"Pod": ("", "v1"), "Deployment": ("apps", "v1"), "StatefulSet": ("apps
           "Job": ("batch", "v1"), "CronJob": ("batch", "v1"), "LeaderWorkerSet": ("leaderworkerset.x-k8s.io", "v1")}
 
 
-def review(kind, obj, operation="CREATE"):
+def review(kind, obj, operation="CREATE", nodes=None):
     group, version = GROUPS[kind]
     body = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
             "request": {"uid": "patch-test", "kind": {"group": group, "version": version, "kind": kind}, "operation": operation,
                         "namespace": "gpustack", "name": obj["metadata"].get("name", ""), "object": obj}}
-    run = subprocess.run([BINARY, "review", "--endpoint", "mutate", "-"], input=json.dumps(body).encode(), capture_output=True)
+    run = subprocess.run([BINARY, "review", "--endpoint", "mutate"] + (["--nodes", nodes] if nodes else []) + ["-"], input=json.dumps(body).encode(),
+                         capture_output=True)
     if run.returncode not in (0, 1):
         raise AssertionError("exit %d: %s" % (run.returncode, run.stderr.decode()))
     out = json.loads(run.stdout)
@@ -358,8 +397,19 @@ def mutated_spec():
 CASES = []
 
 
-def case(name, kind, obj, expect_patch=True, warnings=()):
-    CASES.append((name, kind, obj, expect_patch, warnings))
+def case(name, kind, obj, expect_patch=True, warnings=(), placed=False):
+    CASES.append((name, kind, obj, expect_patch, warnings, placed))
+
+
+# Nodes for placement: two hold the pinned image (listed out of order), one only its tag.
+NODES_FILE = os.path.join(tempfile.mkdtemp(prefix="miw-patch-"), "nodes.json")
+WARM = ["gpu-a", "gpu-b"]
+with open(NODES_FILE, "w") as f:
+    json.dump({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": {
+            "nodeInfo": {"kubeletVersion": "v1.35.1", "containerRuntimeVersion": "containerd://2.1.3"},
+            "images": [{"names": names}]}}
+        for name, names in [("gpu-b", [REF]), ("gpu-c", [REF.split("@")[0] + ":v1"]), ("gpu-a", [REF, REF.split("@")[0] + ":v1"])]]}, f)
 
 
 # every workload kind, with the whole rule set at work
@@ -462,6 +512,31 @@ fixture["metadata"]["annotations"]["gpustack.ai/model-image"] = REF
 fixture["metadata"]["annotations"].pop("gpustack.ai/model-containers", None)
 case("the kubernetes/api Pod fixture, opted in", "Pod", fixture)
 
+# image-aware placement: a Pod not pinned to a node prefers the warm nodes, beside its own affinity
+rendered_pod = expected_object("Pod", wrap("Pod", "placed", mutated_spec()))
+for label, affinity in [
+    ("no affinity", None),
+    ("pod anti-affinity kept", {"podAntiAffinity": {PREFERRED: [{"weight": 50, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": "qwen"}}, "topologyKey": "kubernetes.io/hostname"}}]}}),
+    ("required node affinity over a pool kept", {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "nvidia.com/gpu.product", "operator": "In", "values": ["NVIDIA-H100-80GB-HBM3"]}]}]}}}),
+    ("preferred terms of its own kept", {"nodeAffinity": {PREFERRED: [{"weight": 10, "preference": {
+        "matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-west-2a"]}]}}]}}),
+    ("pod affinity kept", {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": "kubernetes.io/hostname"}]}}),
+]:
+    pod = copy.deepcopy(rendered_pod)
+    if affinity is not None:
+        pod["spec"]["affinity"] = affinity
+    case("placement: %s" % label, "Pod", pod, placed=True)
+case("placement with the rendering of a download-era Pod", "Pod", wrap("Pod", "placed-vllm", vllm_spec()),
+     warnings=("envFrom is not inspected",), placed=True)
+pinned_pod = copy.deepcopy(rendered_pod)
+pinned_pod["spec"]["nodeName"] = "gpu-c"
+case("placement: a Pod pinned to a node is left to the node check", "Pod", pinned_pod, expect_patch=False, placed=True)
+case("placement: a workload's template gets none", "Deployment", expected_object("Deployment", wrap("Deployment", "tmpl", mutated_spec())),
+     expect_patch=False, placed=True)
+
 if len(sys.argv) > 3:
     for path in sorted(glob.glob(os.path.join(sys.argv[3], "*.json"))):
         if path.endswith(".response.json"):
@@ -477,9 +552,10 @@ if len(sys.argv) > 3:
             case("example %s" % os.path.basename(path), kind, obj, expect_patch=changes)
 
 passed = failed = 0
-for name, kind, obj, expect_patch, warnings in CASES:
+for name, kind, obj, expect_patch, warnings, placed in CASES:
+    nodes, warm = (NODES_FILE, WARM) if placed else (None, None)
     try:
-        resp, ops = review(kind, obj)
+        resp, ops = review(kind, obj, nodes=nodes)
         assert resp["allowed"] is True, resp.get("status")
         for w in warnings:
             assert any(w in x for x in resp.get("warnings", [])), "missing warning %r in %r" % (w, resp.get("warnings"))
@@ -490,10 +566,11 @@ for name, kind, obj, expect_patch, warnings in CASES:
             assert ops is not None, "expected a patch"
             check_shape(ops)
             patched = jsonpatch.apply_patch(obj, ops)
-        assert normalized(patched) == normalized(expected_object(kind, obj)), "patched object differs from the rules' object:\n%s" % json.dumps(
-            jsonpatch.make_patch(normalized(expected_object(kind, obj)), normalized(patched)).patch)[:2000]
+        expected = normalized(expected_object(kind, obj, warm=warm))
+        assert normalized(patched) == expected, "patched object differs from the rules' object:\n%s" % json.dumps(
+            jsonpatch.make_patch(expected, normalized(patched)).patch)[:2000]
         validate_schema(kind, normalized(patched))  # nulls are absent members to the apiserver
-        resp2, ops2 = review(kind, patched)
+        resp2, ops2 = review(kind, patched, nodes=nodes)
         assert resp2["allowed"] is True and ops2 is None, "a second pass must change nothing: %s" % ops2
         # and again after the apiserver defaults pullPolicy
         for path in POD_SPEC_PATHS[kind]:
@@ -501,7 +578,7 @@ for name, kind, obj, expect_patch, warnings in CASES:
             for v in (spec or {}).get("volumes") or []:
                 if v.get("name") == "gpustack-model":
                     v["image"]["pullPolicy"] = "IfNotPresent"
-        assert review(kind, patched)[1] is None, "the defaulted pullPolicy must not bring a patch back"
+        assert review(kind, patched, nodes=nodes)[1] is None, "the defaulted pullPolicy must not bring a patch back"
         passed += 1
     except Exception as e:  # report every case, then fail
         failed += 1

@@ -422,4 +422,18 @@ def a_namespace_labelled_for_a_mode_is_judged_in_that_mode():
     assert code == 0 and by_name["a"]["enforcement"] == "warn" and by_name["c"]["enforcement"] == "audit"
 
 
+@test
+def pods_are_placed_towards_the_nodes_among_the_inputs_that_hold_their_image():
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: qwen-0\n  namespace: gpustack\n  labels: {gpustack.ai/model-delivery: image}\n"
+           "  annotations: {gpustack.ai/model-image: '" + REF + "'}\nspec:\n  containers: [{name: vllm, image: vllm/vllm-openai:v0.6.3}]\n")
+    nodes = "".join("---\napiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus:\n  nodeInfo: {kubeletVersion: v1.35.1, containerRuntimeVersion: 'containerd://2.1.3'}\n"
+                    "  images: [{names: ['%s']}]\n" % (name, image) for name, image in [("gpu-2", REF), ("gpu-1", REF), ("gpu-3", REF.split("@")[0] + ":v1")])
+    code, objects, doc = verdicts(["--show-patched", write("placed.yaml", pod + nodes)])
+    assert code == 0, objects
+    placed = doc["objects"][0]["patched"]["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+    assert placed == [{"weight": 100, "preference": {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-1", "gpu-2"]}]}}]
+    code, objects, doc = verdicts(["--show-patched", "--prefer-nodes-with-image=false", write("placed2.yaml", pod + nodes)])
+    assert "affinity" not in doc["objects"][0]["patched"]["spec"]
+
+
 harness.run_tests(TESTS, "test command")
