@@ -90,9 +90,6 @@ TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[co
         std::string text;
     };
     const Case cases[] = {
-        {"an escape", R"({"a":"line\nbreak"})"},
-        {"an escaped quote in a key", R"({"a\"b":1})"},
-        {"a unicode escape", R"(["\u00e9"])"},
         {"a fraction", "[1.5]"},
         {"an exponent", "[1e3]"},
         {"a capital exponent", "[2E3]"},
@@ -109,7 +106,6 @@ TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[co
         {"an unterminated string", R"(["abc)"},
         {"an unclosed array", "[1,2"},
         {"a mismatched close", "[1}"},
-        {"a byte beyond ASCII", "[\"caf\xc3\xa9\"]"},
         {"a control character in a string", std::string("[\"a\x01\"]")},
         {"a tab in a string", "[\"a\tb\"]"},
         {"a NUL between tokens", std::string("[1,\0 2]", 7)},
@@ -120,11 +116,53 @@ TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[co
         {"nothing", ""},
         {"only spaces", "   "},
         {"a single quote string", "['a']"},
+        {"an unknown escape", R"(["\x41"])"},
+        {"a short unicode escape", R"(["\u00e"])"},
+        {"a unicode escape that is not hex", R"(["\u00g9"])"},
+        {"an escape at the end", "[\"a\\"},
+        {"an escaped high surrogate (RapidJSON pairs them)", R"(["\ud83d\ude00"])"},
+        {"an escaped low surrogate", R"(["\udc00"])"},
+        {"an overlong encoding", "[\"\xc0\xaf\"]"},
+        {"a lone continuation byte", "[\"\x80\"]"},
+        {"a UTF-8 surrogate", "[\"\xed\xa0\x80\"]"},
+        {"past U+10FFFF", "[\"\xf4\x90\x80\x80\"]"},
+        {"a truncated sequence", "[\"\xe2\x82\"]"},
+        {"a sequence cut by the end", "[\"\xe2\x82"},
+        {"a byte beyond ASCII between tokens", "[1,\xc3\xa9]"},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
             Recorder r;
             CHECK(read(c.text, r) == miw::CompactRead::declined);
+        }
+    }
+}
+
+TEST_CASE("escapes are decoded and UTF-8 is taken as RapidJSON takes them", "[compact_json_reader]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::string events;
+        bool in_place;
+    };
+    const Case cases[] = {
+        {"kubectl's last-applied annotation", R"({"a":"{\"kind\":\"Pod\"}\n"})", "{ k:a s:{\"kind\":\"Pod\"}\n }1 ", false},
+        {"Go's escapes of & < >", R"(["a\u0026b\u003cc\u003e"])", "[ s:a&b<c> ]1 ", false},
+        {"every simple escape", R"(["\"\\\/\b\f\n\r\t"])", "[ s:\"\\/\b\f\n\r\t ]1 ", false},
+        {"two- and three-byte escapes, upper and lower hex", R"(["\u00E9\u20ac"])", "[ s:\xc3\xa9\xe2\x82\xac ]1 ", false},
+        {"an escaped NUL", R"(["a\u0000b"])", std::string("[ s:a\0b ]1 ", 11), false},
+        {"an escape in a key", R"({"a\"b":1})", "{ k:a\"b Uint:1 }1 ", false},
+        {"UTF-8 of every length, in place", "[\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"]", "[ s:caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 ]1 ", true},
+        {"UTF-8 beside an escape", "[\"\xc3\xa9\\n\xc3\xa9\"]", "[ s:\xc3\xa9\n\xc3\xa9 ]1 ", false},
+        {"the edges of the ranges", "[\"\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"]",
+         "[ s:\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf ]1 ", true},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Recorder r;
+            REQUIRE(read(c.text, r) == miw::CompactRead::parsed);
+            CHECK(r.events == c.events);
+            CHECK(r.strings_in_place == c.in_place);
         }
     }
 }

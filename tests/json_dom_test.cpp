@@ -41,6 +41,22 @@ TEST_CASE("documents parse in place with either reader, or say why not", "[json_
     }
 }
 
+TEST_CASE("both readers build the same document from escapes and UTF-8", "[json_dom]") {
+    const std::vector<std::string> texts = {
+        R"({"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"annotations\":{\"a\":\"x \u0026 y\"}}}\n"}}})",
+        R"({"k\u00e9y":"\u003cb\u003e\t\/\b\f\r\u0000\u20AC"})",
+        "{\"caf\xc3\xa9\":[\"\xf0\x9f\x98\x80\\\"\xe2\x82\xac\"]}",
+    };
+    for (const auto& text : texts) {
+        INFO(text);
+        std::string a = text, b = text;
+        Document compact, reference;
+        REQUIRE(parse_document(a, compact, JsonReader::compact_first).empty());
+        REQUIRE(parse_document(b, reference, JsonReader::rapidjson_only).empty());
+        CHECK(serialize(compact) == serialize(reference));
+    }
+}
+
 TEST_CASE("members are found as Go's decoder finds them", "[json_dom]") {
     std::string text = R"({"a":1,"b":"x","a":2,"":3,"list":[],"obj":{},"n":null,"t":true})";
     Document doc;

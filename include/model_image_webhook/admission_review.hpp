@@ -17,10 +17,11 @@ namespace miw {
 // real Kubernetes objects stay far below it.
 inline constexpr unsigned kMaxJsonDepth = 1000;
 
-// How a body is parsed. compact_first: the JSON the apiserver sends (compact,
-// printable ASCII, no escapes) by a reader made for it, anything else by
-// RapidJSON. rapidjson_only: every body by RapidJSON, the reference the
-// compact reader is checked against (tests, fuzzing). Answers are the same.
+// How a body is parsed. compact_first: by a reader made for what the
+// apiserver sends (integers, UTF-8 strings, escapes decoded), RapidJSON only
+// for what it declines (a fraction, an escaped surrogate, any error, which
+// RapidJSON words). rapidjson_only: every body by RapidJSON, the reference
+// the compact reader is checked against (tests, fuzzing). Answers are the same.
 enum class JsonReader { compact_first, rapidjson_only };
 
 struct ReviewContext {

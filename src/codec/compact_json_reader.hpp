@@ -1,12 +1,15 @@
-// A reader for the JSON the apiserver sends: compact, printable ASCII, its
-// strings without escapes, its numbers integers. It feeds a SAX handler the
-// same events, with the same arguments, as RapidJSON's reader would for that
-// text (strings in place, as kParseInsituFlag gives them; integers as Int,
-// Uint, Int64 or Uint64 by the same ranges), at a fraction of the cost per
-// string. It declines anything else (an escape, a fraction or exponent, a
-// byte outside printable ASCII, any error, a handler that stops), and its
-// caller then parses the text with RapidJSON, which words every error: the
-// text is never modified here, so it can be parsed again as it came.
+// A reader for the JSON the apiserver sends: compact or not, its numbers
+// integers, its strings UTF-8 with or without escapes (Go's encoder writes
+// &, < and > as \u0026, \u003c and \u003e, and kubectl's last-applied
+// annotation is an object again as one string full of \"). It feeds a SAX
+// handler the same events, with the same values, as RapidJSON's reader would
+// for that text with kParseValidateEncodingFlag: a string without escapes in
+// place, one with escapes decoded (copy=true, so the handler keeps it);
+// integers as Int, Uint, Int64 or Uint64 by the same ranges. It declines
+// what it does not take (a fraction or exponent, an escaped UTF-16
+// surrogate, any error, a handler that stops), and its caller then parses
+// the text with RapidJSON, which words every error: the text is never
+// modified here, so it can be parsed again as it came.
 //
 // Iterative, with its own stack of at most MaxDepth open containers.
 #pragma once
@@ -18,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 
 namespace miw {
@@ -29,7 +33,7 @@ namespace compact_json {
 // The first byte at or after p that ends the plain run of a string: its
 // closing quote, or one this reader leaves to RapidJSON (a backslash, a
 // control character, a byte beyond ASCII); end when there is none.
-inline const char* plain_run_end(const char* p, const char* end) {
+__attribute__((always_inline)) inline const char* plain_run_end(const char* p, const char* end) {
     using namespace byte_scan;
     return find_first(
         p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | high(w); },
@@ -37,6 +41,84 @@ inline const char* plain_run_end(const char* p, const char* end) {
 }
 
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong
+// forms, no surrogates, nothing past U+10FFFF) that starts at p with a byte
+// of 0x80 or more; 0 when there is none. The same bytes RapidJSON's
+// UTF8::Validate accepts.
+inline std::size_t utf8_sequence(const char* p, const char* end) {
+    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
+    const auto in = [](unsigned char c, unsigned char lo, unsigned char hi) { return c >= lo && c <= hi; };
+    const std::size_t room = static_cast<std::size_t>(end - p);
+    const unsigned char c = b(0);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+    if (in(c, 0xc2, 0xdf)) n = 2;
+    else if (c == 0xe0) n = 3, lo = 0xa0;
+    else if (in(c, 0xe1, 0xec) || in(c, 0xee, 0xef)) n = 3;
+    else if (c == 0xed) n = 3, hi = 0x9f;
+    else if (c == 0xf0) n = 4, lo = 0x90;
+    else if (in(c, 0xf1, 0xf3)) n = 4;
+    else if (c == 0xf4) n = 4, hi = 0x8f;
+    if (n == 0 || room < n || !in(b(1), lo, hi)) return 0;
+    for (std::size_t i = 2; i < n; ++i) {
+        if (!in(b(i), 0x80, 0xbf)) return 0;
+    }
+    return n;
+}
+
+inline int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// Decodes the escape at p (its backslash) onto out and moves p past it;
+// false for what RapidJSON would refuse, and for an escaped surrogate
+// (RapidJSON's pairing rules are its own to apply).
+inline bool decode_escape(const char*& p, const char* end, std::string& out) {
+    if (end - p < 2) return false;
+    const char e = p[1];
+    char simple = 0;
+    switch (e) {
+        case '"': simple = '"'; break;
+        case '\\': simple = '\\'; break;
+        case '/': simple = '/'; break;
+        case 'b': simple = '\b'; break;
+        case 'f': simple = '\f'; break;
+        case 'n': simple = '\n'; break;
+        case 'r': simple = '\r'; break;
+        case 't': simple = '\t'; break;
+        case 'u': break;
+        default: return false;
+    }
+    if (e != 'u') {
+        out += simple;
+        p += 2;
+        return true;
+    }
+    if (end - p < 6) return false;
+    unsigned cp = 0;
+    for (int i = 2; i < 6; ++i) {
+        const int d = hex_digit(p[i]);
+        if (d < 0) return false;
+        cp = cp << 4 | static_cast<unsigned>(d);
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff) return false;
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xc0 | cp >> 6);
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+        out += static_cast<char>(0xe0 | cp >> 12);
+        out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
+        out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+    p += 6;
+    return true;
+}
 
 }  // namespace compact_json
 
@@ -62,15 +144,58 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
     auto skip_space = [&]() __attribute__((always_inline)) {
         if (p != end && static_cast<unsigned char>(*p) <= ' ') skip_spaces();
     };
-    // A string without escapes, p at its opening quote; its text in place.
-    auto read_string = [&](const char*& start, unsigned& length) {
-        ++p;
-        const char* close = plain_run_end(p, end);
-        if (close == end || *close != '"') return false;
-        start = p;
-        length = static_cast<unsigned>(close - p);
-        p = close + 1;
-        return true;
+    // A string, p at its opening quote: its text in place when it has no
+    // escape (copy false), else decoded into `decoded` (copy true). Runs of
+    // plain ASCII are skipped a word at a time; UTF-8 is checked as it comes.
+    // The common string, plain ASCII to its quote, takes the inline path.
+    std::string decoded;
+    auto read_rest = [&](const char* first, const char* stop, const char*& start, unsigned& length, bool& copy) __attribute__((noinline)) {
+        const char* run = first;  // the bytes from here to the next stop are still to be copied, once there is an escape
+        for (;;) {
+            const auto c = static_cast<unsigned char>(*stop);
+            if (c == '"') {
+                if (copy) {
+                    decoded.append(run, stop);
+                    start = decoded.data();
+                    length = static_cast<unsigned>(decoded.size());
+                } else {
+                    start = first;
+                    length = static_cast<unsigned>(stop - first);
+                }
+                p = stop + 1;
+                return true;
+            }
+            if (c >= 0x80) {
+                const std::size_t n = utf8_sequence(stop, end);
+                if (n == 0) return false;
+                p = stop + n;
+            } else {
+                if (c != '\\') return false;  // a control character
+                if (!copy) {
+                    decoded.clear();
+                    copy = true;
+                }
+                decoded.append(run, stop);
+                p = stop;
+                if (!decode_escape(p, end, decoded)) return false;
+                run = p;
+            }
+            stop = plain_run_end(p, end);
+            if (stop == end) return false;
+        }
+    };
+    auto read_string = [&](const char*& start, unsigned& length, bool& copy) __attribute__((always_inline)) {
+        const char* const first = ++p;
+        const char* stop = plain_run_end(p, end);
+        copy = false;
+        if (stop == end) return false;
+        if (*stop == '"') {
+            start = first;
+            length = static_cast<unsigned>(stop - first);
+            p = stop + 1;
+            return true;
+        }
+        return read_rest(first, stop, start, length, copy);
     };
     auto read_literal = [&](std::string_view word) {
         if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
@@ -125,7 +250,8 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
             case '"': {
                 const char* start = nullptr;
                 unsigned length = 0;
-                if (!read_string(start, length) || !handler.String(start, length, false)) return CompactRead::declined;
+                bool copy = false;
+                if (!read_string(start, length, copy) || !handler.String(start, length, copy)) return CompactRead::declined;
                 break;
             }
             case 't':
@@ -171,7 +297,8 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
             if (p == end || *p != '"') return CompactRead::declined;
             const char* start = nullptr;
             unsigned length = 0;
-            if (!read_string(start, length) || !handler.Key(start, length, false)) return CompactRead::declined;
+            bool copy = false;
+            if (!read_string(start, length, copy) || !handler.Key(start, length, copy)) return CompactRead::declined;
             skip_space();
             if (p == end || *p != ':') return CompactRead::declined;
             ++p;

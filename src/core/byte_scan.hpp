@@ -36,7 +36,7 @@ inline std::uint64_t load(const char* p) {
 // The first byte at or after p for which Flags (word -> flags) or, in the
 // last few bytes, Is (byte -> bool) holds; end when there is none.
 template <class Flags, class Is>
-const char* find_first(const char* p, const char* end, Flags flags, Is is) {
+__attribute__((always_inline)) inline const char* find_first(const char* p, const char* end, Flags flags, Is is) {
     for (; end - p >= 8; p += 8) {
         if (const std::uint64_t f = flags(load(p)); f != 0) return p + (__builtin_ctzll(f) >> 3);
     }
