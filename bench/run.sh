@@ -3,10 +3,12 @@
 # here), the Go net/http webhook a user would write instead (peer-go), and this server, in
 # turn, on 127.0.0.1 with the same certificates, each pinned to CPU 0 with wrk on CPU 1,
 # driven with the bodies of ../shared/bench (validate ~2 KB, mutate-small ~7 KB,
-# mutate-large ~300 KB) over keep-alive TLS; then a 3 MiB Pod and 1,000 idle keep-alive
-# connections. Prints one table. A measurement: it prints, it never fails on a figure.
+# mutate-large ~300 KB, and validate-kubectl ~4 KB and mutate-kubectl ~20 KB as kubectl
+# apply sends them) over keep-alive TLS; this server twice, at its default thread count
+# and with --threads 1; then a 3 MiB Pod and 1,000 idle keep-alive connections. Prints
+# one table. A measurement: it prints, it never fails on a figure.
 #
-#   bash bench/run.sh            (about 3 minutes; run it twice, the box is noisy)
+#   bash bench/run.sh            (about 7 minutes; run it twice, the box is noisy)
 #
 # The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
 set -euo pipefail
@@ -25,16 +27,19 @@ rm -rf "$work" && cp -r "$refs" "$work" && chmod -R u+w "$work"
 since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 results="$work/results/results.tsv"
 run() { (cd "$work" && "$@" ./run.sh "${target}" 2>&1 | grep -E "^(RESULT|TOTAL)") || { echo "bench: $target failed; logs in /tmp/bench-run.*" >&2; exit 1; }; }
+export CASES="validate validate-kubectl mutate-small mutate-kubectl mutate-large"
 target=nginx; run env LABEL=nginx
 target=peer-go; run env LABEL=peer-go
-export SERVER_CMD="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0 --threads 1"
-target=cmd; run env LABEL=model-image-webhook
+# At its defaults: the thread count comes from the CPUs it may use (pinned to one core: 1).
+serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0"
+target=cmd; run env LABEL=model-image-webhook SERVER_CMD="$serve"
+target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="validate mutate-small mutate-kubectl" SERVER_CMD="$serve --threads 1"
 
 # Beyond the three cases: a 3 MiB Pod, and 1,000 idle keep-alive connections.
 extra=$(mktemp)
 port=18777
 taskset -c 0 "$repo/build/model-image-webhook" serve --listen 127.0.0.1:$port --tls-cert "$work/certs/ecdsa/tls.crt" \
-  --tls-key "$work/certs/ecdsa/tls.key" --kube-version v1.35.0 --threads 1 --max-body-bytes 8388608 >/dev/null 2>&1 &
+  --tls-key "$work/certs/ecdsa/tls.key" --kube-version v1.35.0 --max-body-bytes 8388608 >/dev/null 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -f "$extra"' EXIT
 for _ in $(seq 50); do curl -s --cacert "$work/certs/ca.crt" "https://localhost:$port/healthz" >/dev/null && break; sleep 0.1; done

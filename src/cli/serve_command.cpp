@@ -128,7 +128,8 @@ int run_serve(int argc, char** argv) {
         ("read-timeout", "deadline for a whole request, from its first byte", cxxopts::value<std::string>()->default_value("10s"))
         ("write-timeout", "deadline for writing an answer", cxxopts::value<std::string>()->default_value("10s"))
         ("idle-timeout", "how long a kept-alive connection may wait for its next request", cxxopts::value<std::string>()->default_value("120s"))
-        ("threads", "worker threads (0: one per core)", cxxopts::value<unsigned>()->default_value("0"))
+        ("threads", "I/O threads (0: the CPUs the process may use: its affinity mask and cgroup CPU quota, rounded up)",
+         cxxopts::value<unsigned>()->default_value("0"))
         ("shutdown-delay", "after SIGTERM, how long to keep answering (with Connection: close) before closing the listener",
          cxxopts::value<std::string>()->default_value("5s"))
         ("shutdown-timeout", "after the delay, how long in-flight requests may take before the process exits", cxxopts::value<std::string>()->default_value("20s"))

@@ -23,7 +23,7 @@ struct ServeConfig {
     std::chrono::milliseconds tls_reload_interval{10000};
 
     ServerLimits limits;
-    unsigned threads = 0;  // 0: one per core
+    unsigned threads = 0;  // 0: from the CPU budget (cpu_budget.hpp)
 
     std::chrono::milliseconds shutdown_delay{5000};
     std::chrono::milliseconds shutdown_timeout{20000};

@@ -1,5 +1,6 @@
 #include "server.hpp"
 
+#include "cpu_budget.hpp"
 #include "kube_client.hpp"
 #include "node_watch.hpp"
 #include "listener.hpp"
@@ -74,7 +75,7 @@ constexpr std::int64_t kTrimAfterClosedConnections = 64;
 
 }  // namespace
 
-unsigned default_thread_count() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned default_thread_count() { return detect_cpu_budget().threads; }
 
 class Server::Impl {
 public:
@@ -83,7 +84,8 @@ public:
           state_(config_.policy),
           tls_({config_.tls_cert, config_.tls_key, config_.client_ca}, state_.metrics),
           context_{state_, config_.limits, {}, nullptr, {}},
-          threads_(config_.threads != 0 ? config_.threads : default_thread_count()),
+          cpu_budget_(detect_cpu_budget()),
+          threads_(config_.threads != 0 ? config_.threads : cpu_budget_.threads),
           contexts_(make_contexts(threads_)),
           reload_timer_(io()),
           flush_timer_(io()),
@@ -154,7 +156,8 @@ public:
                                          {"mtls", !config_.client_ca.empty()},
                                          {"nodeWatch", node_watch_.has_value()},
                                          {"enforcement", to_string(config_.enforcement)},
-                                         {"threads", static_cast<long long>(threads_)}});
+                                         {"threads", static_cast<long long>(threads_)},
+                                         {"threadsFrom", config_.threads != 0 ? std::string("--threads") : cpu_budget_.explained}});
         // Worker contexts have no work of their own between connections: keep them running.
         std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
         for (unsigned i = 1; i < threads_; ++i) keep_running.emplace_back(contexts_[i]->get_executor());
@@ -280,6 +283,7 @@ private:
     std::optional<NodeWatch> node_watch_;
     ServerContext context_;
     std::optional<net::thread_pool> blocking_;
+    CpuBudget cpu_budget_;
     unsigned threads_;
     std::vector<std::unique_ptr<net::io_context>> contexts_;
     std::vector<net::io_context*> workers_;
