@@ -63,6 +63,45 @@ Log& Log::instance() {
     return log;
 }
 
+Log::Log() : thread_([this] { writer(); }) {}
+
+Log::~Log() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    flush();
+}
+
+namespace {
+void write_out(const std::string& text) {
+    if (text.empty()) return;
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+}  // namespace
+
+void Log::writer() {
+    std::string out;
+    std::unique_lock lock(mutex_);
+    while (!stop_) {
+        wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_ || buffer_.size() >= kFlushAt; });
+        out.clear();
+        out.swap(buffer_);
+        std::lock_guard write_lock(write_mutex_);  // taken before mutex_ is let go: lines stay in order
+        lock.unlock();
+        write_out(out);
+        lock.lock();
+    }
+}
+
+std::uint64_t Log::dropped() const {
+    std::lock_guard lock(mutex_);
+    return dropped_;
+}
+
 void Log::write(std::string_view level, std::string_view message, std::initializer_list<Field> fields) {
     std::string line;
     line.reserve(320);
@@ -79,22 +118,34 @@ void Log::write(std::string_view level, std::string_view message, std::initializ
         append_value(line, value);
     }
     line += "}\n";
-    std::lock_guard lock(mutex_);
-    buffer_ += line;
-    // Errors and start-up events should be seen at once.
-    if (buffer_.size() >= kFlushAt || level != "info" || message != "admission") {
-        std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-        std::fflush(stdout);
-        buffer_.clear();
+    const bool review_line = level == "info" && message == "admission";
+    bool wake = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (review_line && buffer_.size() + line.size() > kMaxPendingBytes) {
+            ++dropped_;
+            return;
+        }
+        buffer_ += line;
+        // Errors and start-up events should be seen at once.
+        wake = buffer_.size() >= kFlushAt || !review_line;
+    }
+    if (wake) {
+        if (review_line) {
+            wake_.notify_one();
+        } else {
+            flush();  // synchronously: an error line is out before the caller goes on
+        }
     }
 }
 
 void Log::flush() {
-    std::lock_guard lock(mutex_);
-    if (buffer_.empty()) return;
-    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-    std::fflush(stdout);
-    buffer_.clear();
+    std::unique_lock lock(mutex_);
+    std::string out;
+    out.swap(buffer_);
+    std::lock_guard write_lock(write_mutex_);
+    lock.unlock();
+    write_out(out);
 }
 
 }  // namespace miw::server

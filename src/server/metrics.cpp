@@ -1,5 +1,7 @@
 #include "metrics.hpp"
 
+#include "log.hpp"
+
 #include "model_image_webhook/rule.hpp"
 
 
@@ -188,6 +190,8 @@ std::string Metrics::render() const {
            static_cast<long long>(node_cache_sync_.load()));
     single(out, "miw_node_cache_relists_total", "counter", "Complete Node lists after the first (a watch expired or broke).", static_cast<long long>(node_cache_relists_.load()));
     single(out, "miw_node_watch_failures_total", "counter", "Node lists or watches that failed (each retried after a backoff).", static_cast<long long>(node_watch_failures_.load()));
+    single(out, "miw_log_lines_dropped_total", "counter", "Review log lines dropped because 8 MiB of log were waiting to be written (a stalled stdout).",
+           static_cast<long long>(Log::instance().dropped()));
     single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", static_cast<long long>(resident_bytes()));
     return out;
 }

@@ -218,14 +218,14 @@ private:
         });
     }
 
-    // Each second: the log flushed, and the heap trimmed once a crowd of
-    // connections has gone (a burst of handshakes, an attack); glibc keeps
-    // freed memory inside its heaps otherwise. Steady traffic does not trim.
+    // Each second: the heap trimmed once a crowd of connections has gone (a
+    // burst of handshakes, an attack); glibc keeps freed memory inside its
+    // heaps otherwise. Steady traffic does not trim. (The log writes itself,
+    // off the I/O threads.)
     void schedule_housekeeping() {
         flush_timer_.expires_after(std::chrono::seconds(1));
         flush_timer_.async_wait([this](boost::system::error_code ec) {
             if (ec) return;
-            Log::instance().flush();
             const std::int64_t open = state_.metrics.open_connections();
             connections_high_ = std::max(connections_high_, open);
             if (connections_high_ - open >= kTrimAfterClosedConnections) {
