@@ -57,6 +57,38 @@ TEST_CASE("both readers build the same document from escapes and UTF-8", "[json_
     }
 }
 
+TEST_CASE("what no rule reads is checked but not kept", "[json_dom]") {
+    const std::string review = R"({"request":{"uid":"u","object":{"metadata":{"name":"p","managedFields":[{"manager":"kubectl","fieldsV1":{"f:spec":{"f:containers":{}}}}],"annotations":{"a":"kept","kubectl.kubernetes.io/last-applied-configuration":"{\"kind\":\"Pod\"}\n"}},"spec":{"managedFields":"kept: not under metadata"}}}})";
+    std::string text = review;
+    Document doc;
+    REQUIRE(parse_document(text, doc, JsonReader::compact_first, UnreadValues::skipped).empty());
+    const std::string out = serialize(doc);
+    CHECK_THAT(out, Catch::Contains(R"("managedFields":null)"));
+    CHECK_THAT(out, Catch::Contains(R"("kubectl.kubernetes.io/last-applied-configuration":null)"));
+    CHECK_THAT(out, Catch::Contains(R"("a":"kept")"));
+    CHECK_THAT(out, Catch::Contains(R"("spec":{"managedFields":"kept: not under metadata"})"));
+    CHECK_THAT(out, Catch::Contains(R"("name":"p")"));
+
+    text = review;
+    Document whole;
+    REQUIRE(parse_document(text, whole, JsonReader::compact_first, UnreadValues::kept).empty());
+    CHECK_THAT(serialize(whole), Catch::Contains(R"("manager":"kubectl")"));
+
+    SECTION("a skipped value that is not valid JSON still makes the body invalid") {
+        for (std::string bad : {std::string(R"({"metadata":{"managedFields":[1,}}})"), std::string("{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":\"\xff\"}}}"),
+                                std::string(R"({"metadata":{"managedFields":"\q"}})")}) {
+            INFO(bad);
+            Document d;
+            CHECK_THAT(parse_document(bad, d, JsonReader::compact_first, UnreadValues::skipped), Catch::Contains("not valid JSON"));
+        }
+    }
+    SECTION("a skipped value nested past the limit is refused as deep") {
+        std::string deep = R"({"metadata":{"managedFields":)" + std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']') + "}}";
+        Document d;
+        CHECK_THAT(parse_document(deep, d, JsonReader::compact_first, UnreadValues::skipped), Catch::Contains("deeper than 1000 levels"));
+    }
+}
+
 TEST_CASE("members are found as Go's decoder finds them", "[json_dom]") {
     std::string text = R"({"a":1,"b":"x","a":2,"":3,"list":[],"obj":{},"n":null,"t":true})";
     Document doc;

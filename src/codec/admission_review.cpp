@@ -82,7 +82,7 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB doubling.
     Document doc(&pool, kParseStackBytes);
-    if (std::string error = parse_document(body, doc, context.json_reader); !error.empty()) return unreadable("the request body cannot be read: " + error);
+    if (std::string error = parse_document(body, doc, context.json_reader, UnreadValues::skipped); !error.empty()) return unreadable("the request body cannot be read: " + error);
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
 
     const Value* request = member(&doc, "request");

@@ -76,7 +76,7 @@ Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
 
 Result<NodeListPage> read_node_list(std::string& json) {
     Document doc;
-    if (std::string error = parse_document(json, doc); !error.empty()) return fail("the Node list cannot be read: " + error);
+    if (std::string error = parse_document(json, doc, JsonReader::compact_first, UnreadValues::skipped); !error.empty()) return fail("the Node list cannot be read: " + error);
     const Value* items = member(&doc, "items");
     if (!doc.IsObject() || items == nullptr || !items->IsArray()) return fail("the Node list has no items array");
     NodeListPage page;
@@ -94,7 +94,7 @@ Result<NodeListPage> read_node_list(std::string& json) {
 
 Result<NodeWatchEvent> read_node_watch_event(std::string& json) {
     Document doc;
-    if (std::string error = parse_document(json, doc); !error.empty()) return fail("a watch event cannot be read: " + error);
+    if (std::string error = parse_document(json, doc, JsonReader::compact_first, UnreadValues::skipped); !error.empty()) return fail("a watch event cannot be read: " + error);
     const Value* type = member(&doc, "type");
     const Value* object = member(&doc, "object");
     if (type == nullptr || !type->IsString() || object == nullptr || !object->IsObject()) return fail("a watch event without a type and an object");

@@ -11,6 +11,11 @@
 // the text with RapidJSON, which words every error: the text is never
 // modified here, so it can be parsed again as it came.
 //
+// A handler may also say, after a member's key, that it will never read the
+// value (handler.SkipValue(), when it has one): the value is then checked as
+// it would be read, so an invalid body is still declined, and reported as
+// null, with no events and nothing decoded or kept.
+//
 // Iterative, with its own stack of at most MaxDepth open containers.
 #pragma once
 
@@ -72,6 +77,24 @@ inline int hex_digit(char c) {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
+}
+
+// Whether the escape at p (its backslash) is one decode_escape decodes.
+inline bool valid_escape(const char* p, const char* end) {
+    if (end - p < 2) return false;
+    switch (p[1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return true;
+        case 'u': break;
+        default: return false;
+    }
+    if (end - p < 6) return false;
+    unsigned cp = 0;
+    for (int i = 2; i < 6; ++i) {
+        const int d = hex_digit(p[i]);
+        if (d < 0) return false;
+        cp = cp << 4 | static_cast<unsigned>(d);
+    }
+    return cp < 0xd800 || cp > 0xdfff;
 }
 
 // Decodes the escape at p (its backslash) onto out and moves p past it;
@@ -204,11 +227,13 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
     };
     // An integer, by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
     // Int down to -2^31, Int64 beyond; past 64 bits it would be a double.
-    auto read_integer = [&] {
-        const bool minus = *p == '-';
+    // The digits of an integer; false for anything RapidJSON would read as a
+    // double or refuse.
+    auto scan_integer = [&](bool& minus, std::uint64_t& value) {
+        minus = *p == '-';
         if (minus) ++p;
         if (p == end || *p < '0' || *p > '9') return false;
-        std::uint64_t value = static_cast<std::uint64_t>(*p - '0');
+        value = static_cast<std::uint64_t>(*p - '0');
         if (*p++ != '0') {
             for (; p != end && *p >= '0' && *p <= '9'; ++p) {
                 const auto digit = static_cast<std::uint64_t>(*p - '0');
@@ -217,6 +242,12 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
             }
         }
         if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) return false;
+        return !minus || value <= 9223372036854775808ull;
+    };
+    auto read_integer = [&] {
+        bool minus = false;
+        std::uint64_t value = 0;
+        if (!scan_integer(minus, value)) return false;
         if (!minus) {
             if (value <= std::numeric_limits<unsigned>::max()) return handler.Uint(static_cast<unsigned>(value));
             return handler.Uint64(value);
@@ -226,11 +257,97 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         return false;
     };
 
+    // A string checked as read_string reads it, nothing kept.
+    auto scan_string = [&]() __attribute__((noinline)) {
+        ++p;
+        for (;;) {
+            const char* stop = plain_run_end(p, end);
+            if (stop == end) return false;
+            const auto c = static_cast<unsigned char>(*stop);
+            if (c == '"') {
+                p = stop + 1;
+                return true;
+            }
+            if (c >= 0x80) {
+                const std::size_t n = utf8_sequence(stop, end);
+                if (n == 0) return false;
+                p = stop + n;
+            } else {
+                if (c != '\\' || !valid_escape(stop, end)) return false;
+                p = stop + (stop[1] == 'u' ? 6 : 2);
+            }
+        }
+    };
+    // One value checked as the loop below reads it, nothing kept: its own
+    // containers counted against MaxDepth as if they were read.
+    std::array<bool, MaxDepth> skipped{};  // object (true) or array, of each container open inside it
+    auto skip_value = [&]() __attribute__((noinline)) {
+        std::size_t n = 0;
+        for (;;) {
+            skip_space();
+            if (p == end) return false;
+            bool opened = false;
+            switch (*p) {
+                case '{':
+                case '[': {
+                    const bool object = *p++ == '{';
+                    if (depth + n + 1 > MaxDepth) return false;
+                    skip_space();
+                    if (p != end && *p == (object ? '}' : ']')) {
+                        ++p;
+                        break;
+                    }
+                    skipped[n++] = object;
+                    opened = true;
+                    break;
+                }
+                case '"':
+                    if (!scan_string()) return false;
+                    break;
+                case 't':
+                    if (!read_literal("true")) return false;
+                    break;
+                case 'f':
+                    if (!read_literal("false")) return false;
+                    break;
+                case 'n':
+                    if (!read_literal("null")) return false;
+                    break;
+                default: {
+                    bool minus = false;
+                    std::uint64_t value = 0;
+                    if (!scan_integer(minus, value)) return false;
+                }
+            }
+            if (!opened) {
+                for (;;) {
+                    if (n == 0) return true;
+                    skip_space();
+                    if (p == end) return false;
+                    if (*p == ',') {
+                        ++p;
+                        break;
+                    }
+                    if (*p != (skipped[n - 1] ? '}' : ']')) return false;
+                    ++p;
+                    --n;
+                }
+            }
+            if (skipped[n - 1]) {
+                skip_space();
+                if (p == end || *p != '"' || !scan_string()) return false;
+                skip_space();
+                if (p == end || *p != ':') return false;
+                ++p;
+            }
+        }
+    };
+    bool done_value = true;
     for (;;) {
         // A value.
         skip_space();
         if (p == end) return CompactRead::declined;
-        bool done_value = true;
+        done_value = true;
         switch (*p) {
             case '{':
             case '[': {
@@ -268,6 +385,7 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
                 break;
         }
 
+    after_value:
         // After a value: the next member or element, or the ends of the
         // containers it completes.
         for (bool need_value = !done_value; !need_value;) {
@@ -302,6 +420,13 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
             skip_space();
             if (p == end || *p != ':') return CompactRead::declined;
             ++p;
+            if constexpr (requires { handler.SkipValue(); }) {
+                if (handler.SkipValue()) {
+                    if (!skip_value() || !handler.Null()) return CompactRead::declined;
+                    done_value = true;
+                    goto after_value;
+                }
+            }
         }
     }
 }

@@ -13,12 +13,12 @@ namespace miw::json {
 // loads 16 aligned bytes at a time. Every read stays inside the text.
 //
 // Parses text in place into doc; an error message, or empty.
-std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice) {
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice, UnreadValues unread) {
     const std::size_t length = text.size();
     // No need to look at the bytes first: the compact reader declines what it
     // does not take (an escape, a byte outside printable ASCII) where it meets it.
     if (reader_choice == JsonReader::compact_first) {
-        DepthLimitedBuilder compact_builder(doc);
+        DepthLimitedBuilder compact_builder(doc, unread == UnreadValues::skipped);
         bool read = false;
         auto generate = [&](Document&) {
             read = read_compact_json<kMaxJsonDepth>(text, compact_builder) == CompactRead::parsed;

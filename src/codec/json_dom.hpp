@@ -20,6 +20,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <array>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -42,7 +43,9 @@ constexpr unsigned kPrintableAsciiParseFlags = kParseFlags & ~rapidjson::kParseV
 // so that nothing that walks the tree later can run out of stack.
 class DepthLimitedBuilder {
 public:
-    explicit DepthLimitedBuilder(Document& doc) : doc_(doc) {}
+    // skip_unread: say to the compact reader which values no rule reads
+    // (SkipValue below), so that they are checked but not built.
+    explicit DepthLimitedBuilder(Document& doc, bool skip_unread = false) : doc_(doc), skip_unread_(skip_unread) {}
 
     bool Null() { return doc_.Null(); }
     bool Bool(bool b) { return doc_.Bool(b); }
@@ -53,24 +56,74 @@ public:
     bool Double(double d) { return doc_.Double(d); }
     bool RawNumber(const char* str, SizeType length, bool copy) { return doc_.RawNumber(str, length, copy); }
     bool String(const char* str, SizeType length, bool copy) { return doc_.String(str, length, copy); }
-    bool Key(const char* str, SizeType length, bool copy) { return doc_.Key(str, length, copy); }
-    bool StartObject() { return enter() && doc_.StartObject(); }
+    __attribute__((always_inline)) bool Key(const char* str, SizeType length, bool copy) {
+        if (skip_unread_ && depth_ < kKeyDepth) note_key(std::string_view(str, length));
+        return doc_.Key(str, length, copy);
+    }
+    __attribute__((always_inline)) bool StartObject() {
+        if (!enter()) return false;
+        // The object is the value of the key just read: is it metadata, or annotations?
+        if (depth_ < kKeyDepth) {
+            container_[depth_] = last_key_;
+            last_key_ = Named::other;
+        }
+        return doc_.StartObject();
+    }
     bool EndObject(SizeType members) { --depth_; return doc_.EndObject(members); }
-    bool StartArray() { return enter() && doc_.StartArray(); }
+    __attribute__((always_inline)) bool StartArray() {
+        if (!enter()) return false;
+        if (depth_ < kKeyDepth) {
+            container_[depth_] = Named::other;
+            last_key_ = Named::other;
+        }
+        return doc_.StartArray();
+    }
     bool EndArray(SizeType elements) { --depth_; return doc_.EndArray(elements); }
+
+    // Whether the value of the member just keyed is one no rule reads, in any
+    // object: metadata.managedFields (the field managers' bookkeeping), and
+    // the kubectl.kubernetes.io/last-applied-configuration annotation (the
+    // whole object again, as one string). Kept as null.
+    bool SkipValue() const { return skip_; }
 
     bool too_deep() const { return too_deep_; }
 
 private:
+    enum class Named : unsigned char { other, metadata, annotations };
+
+    // Keys are told apart by length first: most keys are none of the four
+    // lengths, and cost one comparison each.
+    __attribute__((always_inline)) void note_key(std::string_view key) {
+        last_key_ = Named::other;
+        skip_ = false;
+        switch (key.size()) {
+            case 8: if (key == "metadata") last_key_ = Named::metadata; break;
+            case 11: if (key == "annotations") last_key_ = Named::annotations; break;
+            case kManagedFields.size(): skip_ = key == kManagedFields && in(Named::metadata); break;
+            case kLastApplied.size(): skip_ = key == kLastApplied && in(Named::annotations); break;
+            default: break;
+        }
+    }
+    bool in(Named container) const { return container_[depth_] == container; }
     bool enter() {
         if (++depth_ <= kMaxJsonDepth) return true;
         too_deep_ = true;
         return false;
     }
 
+    // Where metadata sits in what is parsed with skip_unread: an object in a
+    // review (request.object.metadata, depth 4 with its members at 4) or in a
+    // list (items[].metadata); deeper keys are not looked at.
+    static constexpr unsigned kKeyDepth = 6;
+    static constexpr std::string_view kManagedFields = "managedFields";
+    static constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
     Document& doc_;
+    bool skip_unread_ = false;
+    bool skip_ = false;  // the value of the member just keyed is skipped
     unsigned depth_ = 0;
     bool too_deep_ = false;
+    Named last_key_ = Named::other;  // what the next object or array will be the value of
+    std::array<Named, kKeyDepth> container_{};  // what each open container is the value of
 };
 
 inline std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
@@ -126,8 +179,15 @@ std::string serialize(const Value& v);
 // A string member's value, or "" when it is absent or not a string.
 std::string string_member(const Value* obj, std::string_view name);
 
+// Whether a parse keeps what no rule reads (DepthLimitedBuilder::SkipValue).
+// Only the compact reader skips; either way the whole text is checked.
+enum class UnreadValues { kept, skipped };
+
 // Parses text in place into doc; an error message, or empty. The text gets
 // kReviewBodySlack NULs more while it is parsed (json_dom.cpp says why).
-std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice = JsonReader::compact_first);
+// UnreadValues::skipped is for documents the rules read and nothing writes
+// back: reviews and API answers, not manifests.
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice = JsonReader::compact_first,
+                           UnreadValues unread = UnreadValues::kept);
 
 }  // namespace miw::json
