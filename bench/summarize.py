@@ -53,7 +53,7 @@ for name, value, goal, higher_better in goals:
     if value is None:
         continue
     met = value >= goal if higher_better else value <= goal
-    print("| %s | %.2f | %s %.1f | %s |" % (name, value, "≥" if higher_better else "≤", goal, "met" if met else "not met"))
+    print("| %s | %.2f | %s %g | %s |" % (name, value, "≥" if higher_better else "≤", goal, "met" if met else "not met"))
 if ours_small:
     p99, p999 = float(ours_small["p99_ms"]), float(ours_small["p999_ms"])
     print("| mutate-small p99 | %.2f ms | < 2 ms | %s |" % (p99, "met" if p99 < 2 else "not met"))
