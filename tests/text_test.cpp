@@ -79,6 +79,14 @@ TEST_CASE("a warning reaches the user as the apiserver passes it: printable, and
     }
 }
 
+TEST_CASE("percent-encoding keeps the unreserved characters and those asked for", "[text]") {
+    CHECK(miw::percent_encode("abcXYZ019-._~") == "abcXYZ019-._~");
+    CHECK(miw::percent_encode("eyJ2Ijoi+/=") == "eyJ2Ijoi%2B%2F%3D");  // a continue token
+    CHECK(miw::percent_encode("dir/a b.yaml", "/") == "dir/a%20b.yaml");
+    CHECK(miw::percent_encode("caf\xc3\xa9") == "caf%C3%A9");
+    CHECK(miw::percent_encode("") == "");
+}
+
 TEST_CASE("lists are joined with a separator", "[text]") {
     const std::string_view items[] = {"huggingFace", "image"};
     CHECK(miw::join(items, 2, ", ") == "huggingFace, image");

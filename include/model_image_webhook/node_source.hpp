@@ -28,7 +28,7 @@ bool is_digest_pinned_name(std::string_view name);
 struct NodeInfo {
     std::string kubelet_version;  // "v1.35.0"
     std::string container_runtime_version;  // "containerd://2.1.6"
-    std::vector<ImageNameHash> pinned_images;  // sorted, unique
+    std::vector<ImageNameHash> pinned_images = {};  // sorted, unique
 
     bool holds_image(std::string_view reference) const;
     // Adds a name's hash if it is digest-pinned, keeping the list sorted.
@@ -40,7 +40,7 @@ enum class NodeLookupStatus { found, not_found, unavailable };
 struct NodeLookup {
     NodeLookupStatus status = NodeLookupStatus::not_found;
     NodeInfo info;
-    std::string detail;  // for unavailable: why the lookup failed
+    std::string detail = {};  // for unavailable: why the lookup failed
 };
 
 // The nodes the placement rule prefers for an image: at most this many.

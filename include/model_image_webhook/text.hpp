@@ -33,6 +33,10 @@ std::string printable_line(std::string_view text, std::size_t max_bytes);
 inline constexpr std::size_t kMaxWarningBytes = 256;
 std::string warning_line(std::string_view text);
 
+// RFC 3986 percent-encoding: every byte but the unreserved characters
+// (letters, digits, - . _ ~) and those in `keep` as %XX.
+std::string percent_encode(std::string_view text, std::string_view keep = {});
+
 // Standard base64 with padding (RFC 4648), as AdmissionResponse.patch travels.
 std::string base64_encode(std::string_view bytes);
 // The same written to out, which has room for base64_length(bytes.size()) characters.

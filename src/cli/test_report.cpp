@@ -144,20 +144,7 @@ namespace {
 
 // A file path as a SARIF artifact URI: relative paths stay relative; what a
 // URI cannot hold is percent-encoded.
-std::string uri_of(const std::string& path) {
-    static const char* kHex = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : path) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-        }
-    }
-    return out;
-}
+std::string uri_of(const std::string& path) { return percent_encode(path, "/"); }
 
 // Beside the registry's rules, what SARIF needs an identifier for.
 constexpr Rule kWarningResult{"webhook-warning", "", "allowed, with a warning kubectl prints",

@@ -385,7 +385,7 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
                 break;
         }
 
-    after_value:
+    after_value: __attribute__((unused));  // the target of a skipped value (handlers with SkipValue)
         // After a value: the next member or element, or the ends of the
         // containers it completes.
         for (bool need_value = !done_value; !need_value;) {

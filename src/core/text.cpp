@@ -137,6 +137,22 @@ std::string printable_line(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+std::string percent_encode(std::string_view text, std::string_view keep) {
+    static const char* kHex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : text) {
+        const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+        if (unreserved || keep.find(static_cast<char>(c)) != std::string_view::npos) {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
+}
+
 std::string warning_line(std::string_view text) {
     constexpr std::string_view kEllipsis = "...";
     std::string out = text.size() <= kMaxWarningBytes ? std::string(text) : std::string(utf8_prefix(text, kMaxWarningBytes - kEllipsis.size())) + std::string(kEllipsis);

@@ -3,6 +3,7 @@
 #include "log.hpp"
 
 #include "model_image_webhook/api_answers.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <algorithm>
 
@@ -12,23 +13,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::steady_clock;
-
-// A continue token as a query value: every byte outside the unreserved set
-// percent-encoded.
-std::string query_value(std::string_view text) {
-    static const char* kHex = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : text) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-        }
-    }
-    return out;
-}
 
 std::int64_t unix_now() { return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
@@ -89,7 +73,7 @@ bool NodeWatch::list() {
     std::string continue_token, resource_version;
     do {
         std::string path = "/api/v1/nodes?limit=" + std::to_string(settings_.page_size);
-        if (!continue_token.empty()) path += "&continue=" + query_value(continue_token);
+        if (!continue_token.empty()) path += "&continue=" + percent_encode(continue_token);
         KubeClient::Response r = client_.get(path, kMaxNodeListPageBytes, steady_clock::now() + std::chrono::seconds(30));
         if (stop_) return false;
         if (!r.error.empty() || r.status != 200) {
@@ -117,7 +101,7 @@ bool NodeWatch::list() {
 }
 
 NodeWatch::WatchEnd NodeWatch::watch() {
-    const std::string path = "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=" + query_value(resource_version_) +
+    const std::string path = "/api/v1/nodes?watch=1&allowWatchBookmarks=true&resourceVersion=" + percent_encode(resource_version_) +
                              "&timeoutSeconds=" + std::to_string(settings_.watch_timeout.count());
     WatchEnd end = WatchEnd::reopen;
     std::string problem;
