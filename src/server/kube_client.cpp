@@ -346,7 +346,8 @@ Result<KubeApiConfig> parse_api_url(const std::string& url) {
 KubeClient::KubeClient(KubeApiConfig config) : config_(std::move(config)) {}
 KubeClient::~KubeClient() = default;
 
-KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline) const {
+KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline,
+                                     const std::atomic<bool>* stop) const {
     // The CA bundle and the projected token rotate: read them for every call
     // (calls are few: one per refresh interval, and Node lookups past the cache).
     ssl::context tls(ssl::context::tls_client);
@@ -357,7 +358,7 @@ KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_bo
     }
     Exchange<CappedBody> exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
     exchange.body().limit = max_body;
-    return exchange.run(deadline);
+    return exchange.run(deadline, stop);
 }
 
 KubeClient::Response KubeClient::stream(const std::string& path, std::size_t max_line, std::chrono::steady_clock::time_point deadline,

@@ -30,7 +30,9 @@ public:
     // The apiserver's certificate is verified against the CA file (or the
     // system's roots) and the host's name or address, as client-go does,
     // before the token is sent; an answer body over max_body is not read.
-    Response get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline) const;
+    // stop, when given, ends the call within about 100 ms of being set (shutdown).
+    Response get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline,
+                 const std::atomic<bool>* stop = nullptr) const;
     // A GET whose 200 answer is a stream of lines (a watch): each line is
     // handed to on_line as it arrives (false stops reading); the call returns
     // when the server ends the stream, on an error, at the deadline, after

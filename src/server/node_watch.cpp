@@ -74,7 +74,7 @@ bool NodeWatch::list() {
     do {
         std::string path = "/api/v1/nodes?limit=" + std::to_string(settings_.page_size);
         if (!continue_token.empty()) path += "&continue=" + percent_encode(continue_token);
-        KubeClient::Response r = client_.get(path, kMaxNodeListPageBytes, steady_clock::now() + std::chrono::seconds(30));
+        KubeClient::Response r = client_.get(path, kMaxNodeListPageBytes, steady_clock::now() + std::chrono::seconds(30), &stop_);
         if (stop_) return false;
         if (!r.error.empty() || r.status != 200) {
             Log::instance().error("Nodes not listed", {{"api", client_.describe()},

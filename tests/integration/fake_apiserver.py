@@ -35,6 +35,7 @@ class FakeApiserver:
         self.huge_chunked = False  # ... sent chunked, without a Content-Length
         self.resource_version = 100
         self.list_status = 200  # another status fails every Node list
+        self.list_delay = 0.0  # seconds before a Node list page is answered
         self.watch_queries = []  # the query of every watch opened
         self.watchers = []  # one queue of events per open watch
         self.lock = threading.Lock()
@@ -133,6 +134,7 @@ class FakeApiserver:
                     query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
                     if query.get("watch") == ["1"]:
                         return self.watch(query)
+                    time.sleep(outer.list_delay)
                     if outer.list_status != 200:
                         return self.answer(outer.list_status, {"kind": "Status", "code": outer.list_status})
                     names = sorted(outer.nodes)

@@ -495,6 +495,23 @@ def the_node_watch_keeps_placement_and_the_node_check_current():
 
 
 @test
+def a_hanging_node_list_does_not_hold_up_shutdown():
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.list_delay = 60
+    s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE)
+    try:
+        assert wait_for(lambda: any(p.startswith("/api/v1/nodes?") for p in api.requests))
+        start = time.time()
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(10) == 0
+        took = time.time() - start
+        assert took < 2.0, "exit took %.1f s with a list in flight" % took
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
 def placement_can_be_turned_off_and_the_watch_too():
     ref = json.loads(example("pod-already-rendered"))["request"]["object"]["metadata"]["annotations"]["gpustack.ai/model-image"]
     api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
