@@ -79,56 +79,36 @@ inline int hex_digit(char c) {
     return -1;
 }
 
-// Whether the escape at p (its backslash) is one decode_escape decodes.
-inline bool valid_escape(const char* p, const char* end) {
-    if (end - p < 2) return false;
+// The escape at p (its backslash): the bytes it takes (2, or 6 for \uXXXX)
+// and the code point it stands for; 0 for what RapidJSON would refuse, and
+// for an escaped surrogate (RapidJSON's pairing rules are its own to apply).
+inline std::size_t read_escape(const char* p, const char* end, unsigned& cp) {
+    if (end - p < 2) return 0;
     switch (p[1]) {
-        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return true;
+        case '"': cp = '"'; return 2;
+        case '\\': cp = '\\'; return 2;
+        case '/': cp = '/'; return 2;
+        case 'b': cp = '\b'; return 2;
+        case 'f': cp = '\f'; return 2;
+        case 'n': cp = '\n'; return 2;
+        case 'r': cp = '\r'; return 2;
+        case 't': cp = '\t'; return 2;
         case 'u': break;
-        default: return false;
+        default: return 0;
     }
-    if (end - p < 6) return false;
-    unsigned cp = 0;
+    if (end - p < 6) return 0;
+    cp = 0;
     for (int i = 2; i < 6; ++i) {
         const int d = hex_digit(p[i]);
-        if (d < 0) return false;
+        if (d < 0) return 0;
         cp = cp << 4 | static_cast<unsigned>(d);
     }
-    return cp < 0xd800 || cp > 0xdfff;
+    return cp >= 0xd800 && cp <= 0xdfff ? 0 : 6;
 }
 
-// Decodes the escape at p (its backslash) onto out and moves p past it;
-// false for what RapidJSON would refuse, and for an escaped surrogate
-// (RapidJSON's pairing rules are its own to apply).
-inline bool decode_escape(const char*& p, const char* end, std::string& out) {
-    if (end - p < 2) return false;
-    const char e = p[1];
-    char simple = 0;
-    switch (e) {
-        case '"': simple = '"'; break;
-        case '\\': simple = '\\'; break;
-        case '/': simple = '/'; break;
-        case 'b': simple = '\b'; break;
-        case 'f': simple = '\f'; break;
-        case 'n': simple = '\n'; break;
-        case 'r': simple = '\r'; break;
-        case 't': simple = '\t'; break;
-        case 'u': break;
-        default: return false;
-    }
-    if (e != 'u') {
-        out += simple;
-        p += 2;
-        return true;
-    }
-    if (end - p < 6) return false;
-    unsigned cp = 0;
-    for (int i = 2; i < 6; ++i) {
-        const int d = hex_digit(p[i]);
-        if (d < 0) return false;
-        cp = cp << 4 | static_cast<unsigned>(d);
-    }
-    if (cp >= 0xd800 && cp <= 0xdfff) return false;
+// A code point of the Basic Multilingual Plane (what one \uXXXX escape
+// gives, surrogates excepted) as UTF-8.
+inline void append_utf8(std::string& out, unsigned cp) {
     if (cp < 0x80) {
         out += static_cast<char>(cp);
     } else if (cp < 0x800) {
@@ -139,8 +119,6 @@ inline bool decode_escape(const char*& p, const char* end, std::string& out) {
         out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
         out += static_cast<char>(0x80 | (cp & 0x3f));
     }
-    p += 6;
-    return true;
 }
 
 }  // namespace compact_json
@@ -168,9 +146,9 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         if (p != end && static_cast<unsigned char>(*p) <= ' ') skip_spaces();
     };
     // A string, p at its opening quote: its text in place when it has no
-    // escape (copy false), else decoded into `decoded` (copy true). Runs of
-    // plain ASCII are skipped a word at a time; UTF-8 is checked as it comes.
-    // The common string, plain ASCII to its quote, takes the inline path.
+    // escape (copy false), else decoded into `decoded` (copy true). Runs of plain
+    // ASCII are skipped a word at a time; UTF-8 is checked as it comes. The
+    // common string, plain ASCII to its quote, takes the inline path.
     std::string decoded;
     auto read_rest = [&](const char* first, const char* stop, const char*& start, unsigned& length, bool& copy) __attribute__((noinline)) {
         const char* run = first;  // the bytes from here to the next stop are still to be copied, once there is an escape
@@ -194,13 +172,16 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
                 p = stop + n;
             } else {
                 if (c != '\\') return false;  // a control character
+                unsigned cp = 0;
+                const std::size_t n = read_escape(stop, end, cp);
+                if (n == 0) return false;
                 if (!copy) {
                     decoded.clear();
                     copy = true;
                 }
                 decoded.append(run, stop);
-                p = stop;
-                if (!decode_escape(p, end, decoded)) return false;
+                append_utf8(decoded, cp);
+                p = stop + n;
                 run = p;
             }
             stop = plain_run_end(p, end);
@@ -219,6 +200,27 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
             return true;
         }
         return read_rest(first, stop, start, length, copy);
+    };
+    // A string checked as read_string reads it, nothing decoded or kept: a
+    // loop of its own, as it runs over whole skipped values (kubectl's
+    // annotation is one escape every few bytes).
+    auto scan_string = [&]() __attribute__((noinline)) {
+        ++p;
+        for (;;) {
+            const char* stop = plain_run_end(p, end);
+            if (stop == end) return false;
+            const auto c = static_cast<unsigned char>(*stop);
+            if (c == '"') {
+                p = stop + 1;
+                return true;
+            }
+            std::size_t n = 0;
+            unsigned cp = 0;
+            if (c >= 0x80) n = utf8_sequence(stop, end);
+            else if (c == '\\') n = read_escape(stop, end, cp);
+            if (n == 0) return false;
+            p = stop + n;
+        }
     };
     auto read_literal = [&](std::string_view word) {
         if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
@@ -257,27 +259,6 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         return false;
     };
 
-    // A string checked as read_string reads it, nothing kept.
-    auto scan_string = [&]() __attribute__((noinline)) {
-        ++p;
-        for (;;) {
-            const char* stop = plain_run_end(p, end);
-            if (stop == end) return false;
-            const auto c = static_cast<unsigned char>(*stop);
-            if (c == '"') {
-                p = stop + 1;
-                return true;
-            }
-            if (c >= 0x80) {
-                const std::size_t n = utf8_sequence(stop, end);
-                if (n == 0) return false;
-                p = stop + n;
-            } else {
-                if (c != '\\' || !valid_escape(stop, end)) return false;
-                p = stop + (stop[1] == 'u' ? 6 : 2);
-            }
-        }
-    };
     // One value checked as the loop below reads it, nothing kept: its own
     // containers counted against MaxDepth as if they were read.
     std::array<bool, MaxDepth> skipped{};  // object (true) or array, of each container open inside it

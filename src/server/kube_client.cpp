@@ -346,34 +346,40 @@ Result<KubeApiConfig> parse_api_url(const std::string& url) {
 KubeClient::KubeClient(KubeApiConfig config) : config_(std::move(config)) {}
 KubeClient::~KubeClient() = default;
 
-KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline,
-                                     const std::atomic<bool>* stop) const {
-    // The CA bundle and the projected token rotate: read them for every call
-    // (calls are few: one per refresh interval, and Node lookups past the cache).
+namespace {
+
+// One GET with a verifying TLS context. The CA bundle and the projected token
+// rotate: both are read for every call (calls are few: one per refresh
+// interval, a Node list or watch, and Node lookups past the cache).
+// set_up_body: what the body of this kind of call is told before it is read.
+template <class Body, class SetUp>
+KubeClient::Response verified_get(const KubeApiConfig& config, const std::string& path, SetUp set_up_body, std::chrono::steady_clock::time_point deadline,
+                                  const std::atomic<bool>* stop, std::chrono::milliseconds idle) {
     ssl::context tls(ssl::context::tls_client);
-    if (auto problem = configure_verification(tls, config_)) {
-        Response r;
+    if (auto problem = configure_verification(tls, config)) {
+        KubeClient::Response r;
         r.error = std::move(*problem);
         return r;
     }
-    Exchange<CappedBody> exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
-    exchange.body().limit = max_body;
-    return exchange.run(deadline, stop);
+    Exchange<Body> exchange(config, tls, path, config.token_file.empty() ? std::string() : read_small_file(config.token_file));
+    set_up_body(exchange.body());
+    return exchange.run(deadline, stop, idle);
+}
+
+}  // namespace
+
+KubeClient::Response KubeClient::get(const std::string& path, std::size_t max_body, std::chrono::steady_clock::time_point deadline,
+                                     const std::atomic<bool>* stop) const {
+    return verified_get<CappedBody>(config_, path, [&](CappedBody::value_type& body) { body.limit = max_body; }, deadline, stop, std::chrono::milliseconds(0));
 }
 
 KubeClient::Response KubeClient::stream(const std::string& path, std::size_t max_line, std::chrono::steady_clock::time_point deadline,
                                         std::chrono::milliseconds idle, const std::atomic<bool>& stop,
                                         const std::function<bool(std::string&)>& on_line) const {
-    ssl::context tls(ssl::context::tls_client);
-    if (auto problem = configure_verification(tls, config_)) {
-        Response r;
-        r.error = std::move(*problem);
-        return r;
-    }
-    Exchange<LineBody> exchange(config_, tls, path, config_.token_file.empty() ? std::string() : read_small_file(config_.token_file));
-    exchange.body().max_line = max_line;
-    exchange.body().on_line = &on_line;
-    return exchange.run(deadline, &stop, idle);
+    return verified_get<LineBody>(config_, path, [&](LineBody::value_type& body) {
+        body.max_line = max_line;
+        body.on_line = &on_line;
+    }, deadline, &stop, idle);
 }
 
 Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chrono::milliseconds timeout) {

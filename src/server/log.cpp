@@ -84,15 +84,11 @@ void write_out(const std::string& text) {
 }  // namespace
 
 void Log::writer() {
-    std::string out;
     std::unique_lock lock(mutex_);
     while (!stop_) {
         wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_ || buffer_.size() >= kFlushAt; });
-        out.clear();
-        out.swap(buffer_);
-        std::lock_guard write_lock(write_mutex_);  // taken before mutex_ is let go: lines stay in order
         lock.unlock();
-        write_out(out);
+        flush();
         lock.lock();
     }
 }
@@ -143,7 +139,7 @@ void Log::flush() {
     std::unique_lock lock(mutex_);
     std::string out;
     out.swap(buffer_);
-    std::lock_guard write_lock(write_mutex_);
+    std::lock_guard write_lock(write_mutex_);  // taken before mutex_ is let go: lines stay in order
     lock.unlock();
     write_out(out);
 }

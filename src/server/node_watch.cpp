@@ -148,15 +148,22 @@ NodeWatch::WatchEnd NodeWatch::watch() {
     return end;
 }
 
-NodeLookup WatchedNodeSource::lookup(std::string_view name) const { return lookup_until(name, steady_clock::now() + milliseconds(2000)); }
+// Not listed yet, or a Node created a moment ago that the watch has not
+// brought: the API is asked, so no Pod is refused for the watch's lag.
+std::optional<NodeLookup> WatchedNodeSource::cached(std::string_view name) const {
+    if (!cache_.synced()) return std::nullopt;
+    NodeLookup found = cache_.lookup(name);
+    if (found.status != NodeLookupStatus::found) return std::nullopt;
+    return found;
+}
+
+NodeLookup WatchedNodeSource::lookup(std::string_view name) const {
+    if (auto found = cached(name)) return std::move(*found);
+    return api_.lookup(name);
+}
 
 NodeLookup WatchedNodeSource::lookup_until(std::string_view name, steady_clock::time_point deadline) const {
-    if (cache_.synced()) {
-        NodeLookup found = cache_.lookup(name);
-        if (found.status == NodeLookupStatus::found) return found;
-    }
-    // Not listed yet, or a Node created a moment ago that the watch has not
-    // brought: the API is asked, so no Pod is refused for the watch's lag.
+    if (auto found = cached(name)) return std::move(*found);
     return api_.lookup_until(name, deadline);
 }
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -73,6 +74,8 @@ public:
     }
 
 private:
+    std::optional<NodeLookup> cached(std::string_view name) const;  // a Node the listed cache holds
+
     const NodeCache& cache_;
     const ApiNodeSource& api_;
 };

@@ -75,7 +75,6 @@ constexpr std::int64_t kTrimAfterClosedConnections = 64;
 
 }  // namespace
 
-unsigned default_thread_count() { return detect_cpu_budget().threads; }
 
 class Server::Impl {
 public:

@@ -31,6 +31,5 @@ private:
 };
 
 // The I/O threads for --threads 0: one per core.
-unsigned default_thread_count();  // cpu_budget.hpp: the affinity mask and the cgroup quota
 
 }  // namespace miw::server
