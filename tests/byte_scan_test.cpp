@@ -10,10 +10,56 @@ namespace {
 
 // The first quote, backslash or control character, as the JSON writer looks for it.
 const char* first_to_escape(const std::string& text) {
-    return find_first(
-        text.data(), text.data() + text.size(), [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20); },
-        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
+    return escape_stop(text.data(), text.data() + text.size());
 }
+
+bool must_escape(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
+bool ends_plain_run(unsigned char c) { return must_escape(c) || c >= 0x80; }
+
+}  // namespace
+
+TEST_CASE("both string scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
+    // Lengths around the 16-byte SSE2 blocks and the 8-byte words behind them.
+    for (std::size_t length : {1u, 7u, 8u, 15u, 16u, 17u, 24u, 31u, 32u, 33u, 47u}) {
+        for (unsigned value = 0; value < 256; ++value) {
+            for (std::size_t at = 0; at < length; ++at) {
+                std::string text(length, 'a');
+                text[at] = static_cast<char>(value);
+                const char* const begin = text.data();
+                const char* const end = begin + text.size();
+                INFO("length " << length << ", byte " << value << " at " << at);
+                CHECK(static_cast<std::size_t>(escape_stop(begin, end) - begin) == (must_escape(static_cast<unsigned char>(value)) ? at : length));
+                CHECK(static_cast<std::size_t>(string_stop(begin, end) - begin) == (ends_plain_run(static_cast<unsigned char>(value)) ? at : length));
+            }
+        }
+    }
+}
+
+TEST_CASE("the string scans stop at the first of two stops, in one block or across blocks", "[byte_scan]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::size_t escape_at;
+        std::size_t plain_at;
+    };
+    const Case cases[] = {
+        {"a byte beyond ASCII before a quote in one block", "abc\xc3\xa9" "def\"", 8, 3},
+        {"a quote in the second block after a clean first", std::string(16, 'x') + "yy\"" + std::string(20, 'z'), 18, 18},
+        {"a control character in the tail after two clean blocks", std::string(32, 'x') + "ab\x1f", 34, 34},
+        {"DEL is plain in both", std::string(20, '\x7f') + "\\", 20, 20},
+        {"nothing to stop at", std::string(40, 'q'), 40, 40},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const char* const begin = c.text.data();
+            const char* const end = begin + c.text.size();
+            CHECK(static_cast<std::size_t>(escape_stop(begin, end) - begin) == c.escape_at);
+            CHECK(static_cast<std::size_t>(string_stop(begin, end) - begin) == c.plain_at);
+        }
+    }
+}
+
+namespace {
 
 }  // namespace
 

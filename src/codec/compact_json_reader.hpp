@@ -36,14 +36,9 @@ enum class CompactRead { parsed, declined };
 namespace compact_json {
 
 // The first byte at or after p that ends the plain run of a string: its
-// closing quote, or one this reader leaves to RapidJSON (a backslash, a
-// control character, a byte beyond ASCII); end when there is none.
-__attribute__((always_inline)) inline const char* plain_run_end(const char* p, const char* end) {
-    using namespace byte_scan;
-    return find_first(
-        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | high(w); },
-        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; });
-}
+// closing quote, or one read on the slow path (a backslash, a control
+// character, a byte beyond ASCII); end when there is none.
+__attribute__((always_inline)) inline const char* plain_run_end(const char* p, const char* end) { return byte_scan::string_stop(p, end); }
 
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 

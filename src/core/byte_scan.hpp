@@ -1,6 +1,9 @@
 // Finding the bytes that matter in a run of text eight at a time, with
 // word-wide arithmetic ("SWAR"): the JSON reader, the JSON writer and the
-// ASCII check all skip long runs of ordinary bytes this way.
+// ASCII check all skip long runs of ordinary bytes this way. The two string
+// scans (string_stop, escape_stop) take sixteen at a time with SSE2 first,
+// which every x86-64 has: JSON strings are short, and one load and three
+// compares reach the end of most of them.
 //
 // Each test flags a byte by setting its high bit. Borrows can flag bytes
 // above a true match as well, never below it, so the lowest flagged byte of a
@@ -10,6 +13,10 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 // The lowest flagged byte is the first in memory only on a little-endian
 // machine (the word is loaded with memcpy, in memory order).
@@ -42,6 +49,45 @@ __attribute__((always_inline)) inline const char* find_first(const char* p, cons
     }
     while (p != end && !is(static_cast<unsigned char>(*p))) ++p;
     return p;
+}
+
+#if defined(__SSE2__)
+// Lanes equal to '"' or '\\', or below 0x20 (signed: with `high`, 0x80 and up too).
+inline int string_lanes(const char* p, bool high) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    // A signed compare counts 0x80 and up as below 0x20 too; the unsigned
+    // test is min(v, 0x1f) == v.
+    const __m128i control = high ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
+                                 : _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+    return _mm_movemask_epi8(_mm_or_si128(quote_or_backslash, control));
+}
+#endif
+
+// The first '"', '\\', control character (below 0x20) or byte of 0x80 and up
+// at or after p: where the plain ASCII run of a JSON string being read ends.
+__attribute__((always_inline)) inline const char* string_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+    for (; end - p >= 16; p += 16) {
+        if (const int m = string_lanes(p, true); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    }
+#endif
+    return find_first(
+        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | high(w); },
+        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; });
+}
+
+// The first '"', '\\' or control character at or after p: what a JSON
+// string being written must escape (UTF-8 passes as it is).
+__attribute__((always_inline)) inline const char* escape_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+    for (; end - p >= 16; p += 16) {
+        if (const int m = string_lanes(p, false); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    }
+#endif
+    return find_first(
+        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20); },
+        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
 }
 
 }  // namespace miw::byte_scan

@@ -61,7 +61,9 @@ bool shell_word_boundary(char c, bool after) {
 
 // `word` standing as a word inside a longer string, as in sh -c "vllm serve ... --revision x".
 bool mentions_in_shell_string(std::string_view text, std::string_view word) {
-    if (text == word || text.rfind(std::string(word) + "=", 0) == 0) return false;
+    // A word alone or as "--flag=value" is a flag, not a shell string; most words
+    // are shorter than the flag and are passed over without a search.
+    if (text.size() <= word.size() || (text.compare(0, word.size(), word) == 0 && text[word.size()] == '=')) return false;
     for (std::size_t at = text.find(word); at != std::string_view::npos; at = text.find(word, at + 1)) {
         const std::size_t end = at + word.size();
         const bool before_ok = at == 0 || shell_word_boundary(text[at - 1], false);

@@ -15,9 +15,7 @@ void append_json_string(std::string& out, std::string_view text) {
     const char* const end = p + text.size();
     const char* clean = p;  // start of the run that needs no escape
     for (;;) {
-        p = find_first(
-            p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20); },
-            [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
+        p = escape_stop(p, end);
         if (p == end) break;
         out.append(clean, static_cast<std::size_t>(p - clean));
         switch (*p) {
