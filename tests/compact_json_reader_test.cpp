@@ -129,6 +129,17 @@ TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[co
         {"a truncated sequence", "[\"\xe2\x82\"]"},
         {"a sequence cut by the end", "[\"\xe2\x82"},
         {"a byte beyond ASCII between tokens", "[1,\xc3\xa9]"},
+        // The text ends, or holds a NUL, where the next token's character is
+        // looked for (the reader reads the terminating NUL there).
+        {"the end after an opening brace", "{"},
+        {"the end after an opening bracket", "["},
+        {"the end after a key", R"({"a")"},
+        {"the end after a colon", R"({"a":)"},
+        {"the end after a comma", "[1,"},
+        {"the end after a member's value", R"({"a":1)"},
+        {"a NUL where the colon goes", std::string("{\"a\"\0 1}", 8)},
+        {"a NUL where the comma goes", std::string("[1\0 2]", 6)},
+        {"a NUL after the value", std::string("{}\0", 3)},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {

@@ -118,8 +118,11 @@ inline void append_utf8(std::string& out, unsigned cp) {
 
 }  // namespace compact_json
 
+// The text is a std::string so that the byte after it, its terminating NUL,
+// may be read: a NUL matches no character the reader looks for, so the
+// checks for a token's next character need no check for the end as well.
 template <std::size_t MaxDepth, class Handler>
-CompactRead read_compact_json(std::string_view text, Handler& handler) {
+CompactRead read_compact_json(const std::string& text, Handler& handler) {
     using namespace compact_json;
     if (text.size() >= std::numeric_limits<unsigned>::max()) return CompactRead::declined;
     const char* p = text.data();
@@ -138,7 +141,16 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         while (p != end && is_space(*p)) ++p;
     };
     auto skip_space = [&]() __attribute__((always_inline)) {
-        if (p != end && static_cast<unsigned char>(*p) <= ' ') skip_spaces();
+        if (static_cast<unsigned char>(*p) <= ' ') skip_spaces();
+    };
+    // The character c next, spaces allowed before it; p past it.
+    auto expect = [&](char c) __attribute__((always_inline)) {
+        if (*p != c) {
+            skip_space();
+            if (*p != c) return false;
+        }
+        ++p;
+        return true;
     };
     // A string, p at its opening quote: its text in place when it has no
     // escape (copy false), else decoded into `decoded` (copy true). Runs of plain
@@ -320,9 +332,8 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
     };
     bool done_value = true;
     for (;;) {
-        // A value.
+        // A value (at the end, the NUL is no value's first character).
         skip_space();
-        if (p == end) return CompactRead::declined;
         done_value = true;
         switch (*p) {
             case '{':
@@ -330,7 +341,7 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
                 const bool object = *p++ == '{';
                 if (!(object ? handler.StartObject() : handler.StartArray())) return CompactRead::declined;
                 skip_space();
-                if (p != end && *p == (object ? '}' : ']')) {
+                if (*p == (object ? '}' : ']')) {
                     ++p;
                     if (!(object ? handler.EndObject(0) : handler.EndArray(0))) return CompactRead::declined;
                 } else {
@@ -370,7 +381,6 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
                 return p == end ? CompactRead::parsed : CompactRead::declined;
             }
             skip_space();
-            if (p == end) return CompactRead::declined;
             Open& top = open[depth - 1];
             ++top.count;
             if (*p == ',') {
@@ -388,14 +398,11 @@ CompactRead read_compact_json(std::string_view text, Handler& handler) {
         // The start of a member: its key and colon, then its value above.
         if (open[depth - 1].object) {
             skip_space();
-            if (p == end || *p != '"') return CompactRead::declined;
+            if (*p != '"') return CompactRead::declined;
             const char* start = nullptr;
             unsigned length = 0;
             bool copy = false;
-            if (!read_string(start, length, copy) || !handler.Key(start, length, copy)) return CompactRead::declined;
-            skip_space();
-            if (p == end || *p != ':') return CompactRead::declined;
-            ++p;
+            if (!read_string(start, length, copy) || !handler.Key(start, length, copy) || !expect(':')) return CompactRead::declined;
             if constexpr (requires { handler.SkipValue(); }) {
                 if (handler.SkipValue()) {
                     if (!skip_value() || !handler.Null()) return CompactRead::declined;
