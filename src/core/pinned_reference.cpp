@@ -53,7 +53,6 @@ bool lowercase_hex(std::string_view hex) {
 }
 
 PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorithms& algorithms) {
-    const std::string accepted = pinned_forms(algorithms);
     const std::string_view alg = ref.digest_algorithm;
     std::size_t expected = 0;
     if (alg == "sha256" && algorithms.sha256) expected = 64;
@@ -61,7 +60,7 @@ PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorit
     if (expected == 0) {
         std::string why = "digest algorithm \"" + std::string(alg) + "\" is not accepted";
         if (alg == "sha512") why += " (allow it with --digest-algorithms sha256,sha512)";
-        return refuse(kDigestInvalid, why + "; pin the image as " + std::string(ref.name) + "@" + accepted);
+        return refuse(kDigestInvalid, why + "; pin the image as " + std::string(ref.name) + "@" + pinned_forms(algorithms));
     }
     if (ref.digest_hex.size() != expected) {
         return refuse(kDigestInvalid, std::string(alg) + " digest has " + std::to_string(ref.digest_hex.size()) + " hex digits; it needs exactly " +
