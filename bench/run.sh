@@ -8,13 +8,15 @@
 # and with --threads 1; then a 3 MiB Pod and 1,000 idle keep-alive connections. Prints
 # one table. A measurement: it prints, it never fails on a figure.
 #
-#   bash bench/run.sh            (about 7 minutes; run it twice, the box is noisy)
+#   bash bench/run.sh            (about 8 minutes: one round)
+#   ROUNDS=3 bash bench/run.sh   (about 22 minutes: the figures docs/performance.md records)
 #
 # The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 refs=${MIW_BENCH_REFERENCES:-$repo/../shared/bench}
+rounds=${ROUNDS:-1}
 [[ -f "$refs/run.sh" ]] || { echo "bench: no reference benchmark at $refs (set MIW_BENCH_REFERENCES)" >&2; exit 2; }
 
 sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
@@ -28,12 +30,17 @@ since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 results="$work/results/results.tsv"
 run() { (cd "$work" && "$@" ./run.sh "${target}" 2>&1 | grep -E "^(RESULT|TOTAL)") || { echo "bench: $target failed; logs in /tmp/bench-run.*" >&2; exit 1; }; }
 export CASES="validate validate-kubectl mutate-small mutate-kubectl mutate-large"
-target=nginx; run env LABEL=nginx
-target=peer-go; run env LABEL=peer-go
 # At its defaults: the thread count comes from the CPUs it may use (pinned to one core: 1).
 serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0"
-target=cmd; run env LABEL=model-image-webhook SERVER_CMD="$serve"
-target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="validate mutate-small mutate-kubectl" SERVER_CMD="$serve --threads 1"
+# Interleaved rounds, as ../shared/bench/README.md advises on this drifting box:
+# the table gives each figure's median over the rounds.
+for round in $(seq "$rounds"); do
+  echo "bench: round $round of $rounds" >&2
+  target=nginx; run env LABEL=nginx
+  target=peer-go; run env LABEL=peer-go
+  target=cmd; run env LABEL=model-image-webhook SERVER_CMD="$serve"
+  target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="validate mutate-small mutate-kubectl" SERVER_CMD="$serve --threads 1"
+done
 
 # Beyond the three cases: a 3 MiB Pod, and 1,000 idle keep-alive connections.
 extra=$(mktemp)
