@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 using namespace miw::byte_scan;
@@ -30,6 +31,27 @@ TEST_CASE("both string scans agree with a byte-by-byte test for every byte value
                 INFO("length " << length << ", byte " << value << " at " << at);
                 CHECK(static_cast<std::size_t>(escape_stop(begin, end) - begin) == (must_escape(static_cast<unsigned char>(value)) ? at : length));
                 CHECK(static_cast<std::size_t>(string_stop(begin, end) - begin) == (ends_plain_run(static_cast<unsigned char>(value)) ? at : length));
+            }
+        }
+    }
+}
+
+TEST_CASE("the reference scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
+    const auto pattern = [](unsigned char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'; };
+    const auto outside_visible = [](unsigned char c) { return c < 0x21 || c > 0x7e; };
+    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 32u, 40u}) {
+        for (unsigned value = 0; value < 256; ++value) {
+            for (std::size_t at = 0; at < std::max<std::size_t>(length, 1); ++at) {
+                std::string text(length, 'a');
+                if (length > 0) text[at] = static_cast<char>(value);
+                const char* const begin = text.data();
+                const char* const end = begin + text.size();
+                const bool placed = length > 0;
+                INFO("length " << length << ", byte " << value << " at " << at);
+                CHECK(static_cast<std::size_t>(find_any_of<'*', '?', '[', ']', '{', '}'>(begin, end) - begin) ==
+                      (placed && pattern(static_cast<unsigned char>(value)) ? at : length));
+                CHECK(static_cast<std::size_t>(find_outside<0x21, 0x7e>(begin, end) - begin) ==
+                      (placed && outside_visible(static_cast<unsigned char>(value)) ? at : length));
             }
         }
     }

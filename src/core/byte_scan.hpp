@@ -90,4 +90,42 @@ __attribute__((always_inline)) inline const char* escape_stop(const char* p, con
         [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
 }
 
+// The first byte at or after p that is one of Chars; end when there is none.
+// For short texts of a few dozen bytes (an image reference) searched for a
+// handful of characters: one pass, not a memchr per character.
+template <char... Chars>
+inline const char* find_any_of(const char* p, const char* end) {
+#if defined(__SSE2__)
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i hit = (_mm_cmpeq_epi8(v, _mm_set1_epi8(Chars)) | ...);
+        if (const int m = _mm_movemask_epi8(hit); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    }
+#endif
+    for (; p != end; ++p) {
+        if (((*p == Chars) || ...)) return p;
+    }
+    return end;
+}
+
+// The first byte at or after p outside Lo..Hi (both at most 0x7f: a byte of
+// 0x80 and up is always outside); end when there is none.
+template <unsigned char Lo, unsigned char Hi>
+inline const char* find_outside(const char* p, const char* end) {
+    static_assert(Lo <= Hi && Hi < 0x80, "an ASCII range");
+#if defined(__SSE2__)
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        // Signed compares: 0x80 and up are negative, so below Lo.
+        const __m128i out = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(Lo))), _mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(Hi))));
+        if (const int m = _mm_movemask_epi8(out); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    }
+#endif
+    for (; p != end; ++p) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (c < Lo || c > Hi) return p;
+    }
+    return end;
+}
+
 }  // namespace miw::byte_scan

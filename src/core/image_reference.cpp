@@ -2,6 +2,8 @@
 
 #include "model_image_webhook/text.hpp"
 
+#include "byte_scan.hpp"
+
 #include <algorithm>
 
 namespace miw {
@@ -37,6 +39,9 @@ std::string at_char(std::size_t offset) { return " at character " + std::to_stri
 
 // A character that no part of a reference may hold, anywhere.
 std::optional<ReferenceParse> reject_foreign_characters(std::string_view text) {
+    // Visible ASCII throughout, nearly always: found in one pass.
+    const char* const end = text.data() + text.size();
+    if (byte_scan::find_outside<0x21, 0x7e>(text.data(), end) == end) return std::nullopt;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c > 0x20 && c < 0x7f) continue;

@@ -2,6 +2,8 @@
 
 #include "model_image_webhook/image_reference.hpp"
 
+#include "byte_scan.hpp"
+
 namespace miw {
 
 namespace {
@@ -20,14 +22,11 @@ std::string pinned_forms(const DigestAlgorithms& algorithms) {
     return out;
 }
 
-bool is_pattern_character(char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'; }
-
-// A loop, not find_first_of: that calls memchr once per byte of the reference.
 std::size_t find_pattern_character(std::string_view text, std::size_t from) {
-    for (std::size_t i = from; i < text.size(); ++i) {
-        if (is_pattern_character(text[i])) return i;
-    }
-    return std::string_view::npos;
+    if (from >= text.size()) return std::string_view::npos;
+    const char* const end = text.data() + text.size();
+    const char* at = byte_scan::find_any_of<'*', '?', '[', ']', '{', '}'>(text.data() + from, end);
+    return at == end ? std::string_view::npos : static_cast<std::size_t>(at - text.data());
 }
 
 // Offset of the first glob or pattern character, passing over the brackets
