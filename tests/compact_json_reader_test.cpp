@@ -192,3 +192,64 @@ TEST_CASE("a handler that stops ends the read", "[compact_json_reader]") {
     CHECK(read(R"({"a":[1,2,3]})", r) == miw::CompactRead::declined);
     CHECK(r.events == "{ k:a [ ");
 }
+
+namespace {
+
+// Skips the value of every member named "skip", as the review's builder skips
+// the last-applied annotation: checked, reported as null, not read.
+struct SkippingRecorder : Recorder {
+    bool skip = false;
+    bool Key(const char* s, unsigned n, bool copy) {
+        skip = std::string_view(s, n) == "skip";
+        return Recorder::Key(s, n, copy);
+    }
+    bool SkipValue() const { return skip; }
+};
+
+// The same document read with the string skipped and with it read: both
+// readers must take or decline it alike, and agree on everything around it.
+void check_skip_agrees(const std::string& inner) {
+    const std::string text = R"({"skip":")" + inner + R"(","after":[1,"x"]})";
+    Recorder read_whole;
+    SkippingRecorder skipping;
+    skipping.text_begin = text.data();
+    skipping.text_end = text.data() + text.size();
+    const auto whole = read(text, read_whole);
+    const auto skipped = miw::read_compact_json<8>(text, skipping);
+    INFO("string: " << inner);
+    REQUIRE(skipped == whole);
+    if (whole == miw::CompactRead::parsed) CHECK(skipping.events == "{ k:skip null k:after [ Uint:1 s:x ]2 }2 ");
+}
+
+}  // namespace
+
+TEST_CASE("a skipped string is taken or declined exactly as the same string read", "[compact_json_reader]") {
+    SECTION("an escape at every offset, across the 16-byte scan blocks") {
+        for (const char* escape : {"\\\"", "\\\\", "\\/", "\\n", "\\u0041", "\\x", "\\ud83d", "\xc3\xa9", "\xff", "\x01", "\""}) {
+            for (std::size_t offset = 0; offset < 140; ++offset) {
+                check_skip_agrees(std::string(offset, 'a') + escape + std::string(80, 'b'));
+                check_skip_agrees(std::string(offset, 'a') + escape);
+            }
+        }
+    }
+    SECTION("runs of backslashes ending at every offset") {
+        for (std::size_t run = 1; run <= 6; ++run) {
+            for (std::size_t offset = 50; offset < 140; ++offset) {
+                check_skip_agrees(std::string(offset, 'a') + std::string(run, '\\') + "\"" + std::string(70, 'c'));
+            }
+        }
+    }
+    SECTION("kubectl-like annotations made of random pieces") {
+        const char* pieces[] = {"a", "bc", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u0026", "\\u003c", "{", "}", ":", ",", " ",
+                                "\xc3\xa9", "\xe2\x82\xac", "\\ud83d\\ude00", "\\q", "\x1f", "\xc0\xaf"};
+        std::uint32_t state = 12345;
+        const auto next = [&state] { return state = state * 1664525u + 1013904223u; };  // a fixed sequence
+        for (int i = 0; i < 3000; ++i) {
+            std::string inner;
+            const std::size_t count = next() % 120;
+            // Mostly the common pieces, now and then a rare one.
+            for (std::size_t k = 0; k < count; ++k) inner += pieces[next() % 100 < 97 ? next() % 9 : 9 + next() % 11];
+            check_skip_agrees(inner);
+        }
+    }
+}
