@@ -3,6 +3,7 @@
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 namespace miw {
@@ -57,6 +58,21 @@ bool shell_word_boundary(char c, bool after) {
         case ')': case '=': return after;
         default: return false;
     }
+}
+
+// The characters that can stand next to a word in a shell string: a word
+// without any of them holds no other word.
+constexpr std::array<bool, 256> kShellBoundaries = [] {
+    std::array<bool, 256> table{};
+    for (unsigned char c : std::string_view(" \t\n\r\f\v\"';&|()=")) table[c] = true;
+    return table;
+}();
+
+bool has_shell_boundary(std::string_view text) {
+    for (char c : text) {
+        if (kShellBoundaries[static_cast<unsigned char>(c)]) return true;
+    }
+    return false;
 }
 
 // `word` standing as a word inside a longer string, as in sh -c "vllm serve ... --revision x".
@@ -149,11 +165,18 @@ void add_warning(std::vector<std::string>& warnings, std::string warning) {
     if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
 }
 
-void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, const std::string& who, ArgvEdits& edits) {
+// "container \"NAME\": ", the start of each warning about one container;
+// built only for a warning.
+std::string who(const ContainerView& c) { return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": "; }
+
+void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     // The program itself (command[0]) is never a flag.
     const std::size_t first = c.command.empty() ? 0 : 1;
     for (std::size_t i = first; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
+        // Most words start with no dash, or are a flag and no shell string.
+        const bool shell_string = has_shell_boundary(text);
+        if (!shell_string && (text.size() < 2 || text[0] != '-')) continue;
         for (std::string_view flag : kDownloadFlags) {
             if (text == flag) {
                 remove_word(edits, words[i]);
@@ -164,19 +187,19 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
                 remove_word(edits, words[i]);
                 break;
             }
-            if (mentions_in_shell_string(text, flag)) add_warning(edits.warnings, who + "a " + std::string(flag) + " inside a shell string is not removed");
+            if (shell_string && mentions_in_shell_string(text, flag)) add_warning(edits.warnings, who(c) + "a " + std::string(flag) + " inside a shell string is not removed");
         }
     }
     std::sort(edits.args_removed.begin(), edits.args_removed.end());
     std::sort(edits.command_removed.begin(), edits.command_removed.end());
 }
 
-void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, const std::string& who, ArgvEdits& edits) {
+void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const Invocation run = recognise(words, c);
     if (run.engine == Engine::none) {
         for (const Word& w : words) {
             if (runs_engine_in_shell_string(w.text())) {
-                add_warning(edits.warnings, who + "the model named inside a shell string is not rewritten, so the engine will still look for it on the hub; "
+                add_warning(edits.warnings, who(c) + "the model named inside a shell string is not rewritten, so the engine will still look for it on the hub; "
                                                   "run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
                 break;
             }
@@ -197,12 +220,12 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
         edits.replacements.push_back({at.in_command, at.index, model->joined ? std::string(model->flag) + "=" + std::string(kModelMountPath) : std::string(kModelMountPath)});
         const bool named = find_flag(words, 0, {"--served-model-name"}).has_value();
         if (!named) edits.appended_args = {"--served-model-name", std::string(model->value)};
-        add_warning(edits.warnings, who + "the model argument " + quote_value(model->value, 128) + " now reads " + std::string(kModelMountPath) +
+        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 128) + " now reads " + std::string(kModelMountPath) +
                                         (named ? "; clients keep the --served-model-name already given"
                                                : "; --served-model-name " + quote_value(model->value, 128) + " is added so clients keep calling it by that name"));
     }
     if (const auto tokenizer = find_flag(words, run.after, {"--tokenizer", "--tokenizer-path"}); tokenizer && !is_path(tokenizer->value)) {
-        add_warning(edits.warnings, who + std::string(tokenizer->flag) + " " + quote_value(tokenizer->value, 128) +
+        add_warning(edits.warnings, who(c) + std::string(tokenizer->flag) + " " + quote_value(tokenizer->value, 128) +
                                         " names a hub repository, so the engine will download the tokenizer from the hub; drop the flag to use the "
                                         "tokenizer in the model image");
     }
@@ -213,8 +236,7 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
 ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     ArgvEdits edits;
     const std::vector<Word> words = command_line(c);
-    const std::string who = "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": ";
-    plan_download_flags(words, c, who, edits);
+    plan_download_flags(words, c, edits);
     if (!selected) return edits;
     // The engine and its model are found on the command line as it will be
     // once the download flags are gone, as a second pass would see it: a
@@ -225,7 +247,7 @@ ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
         const auto& removed = w.in_command ? edits.command_removed : edits.args_removed;
         if (std::find(removed.begin(), removed.end(), w.index) == removed.end()) kept.push_back(w);
     }
-    plan_model_argument(kept, c, who, edits);
+    plan_model_argument(kept, c, edits);
     return edits;
 }
 

@@ -74,6 +74,9 @@ void append_pointer_index(std::string& pointer, std::size_t index) {
 }
 
 void JsonPatch::append_op(std::string_view name, std::string_view path, std::string_view value_json) {
+    // A Pod's delivery is a few KiB of operations: room for it at once, not
+    // a doubling per few operations.
+    if (json_.empty()) json_.reserve(4096);
     json_ += json_.empty() ? "[{\"op\":\"" : ",{\"op\":\"";
     json_ += name;
     json_ += "\",\"path\":";
