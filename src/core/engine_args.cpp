@@ -51,7 +51,7 @@ bool ends_with(std::string_view text, std::string_view suffix) {
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool shell_word_boundary(char c, bool after) {
+constexpr bool shell_word_boundary(char c, bool after) {
     switch (c) {
         case ' ': case '\t': case '\n': case '\r': case '\f': case '\v': case '"': case '\'': case ';': case '&': case '|': return true;
         case '(': return !after;
@@ -60,11 +60,11 @@ bool shell_word_boundary(char c, bool after) {
     }
 }
 
-// The characters that can stand next to a word in a shell string: a word
-// without any of them holds no other word.
+// The characters that can stand next to a word in a shell string, before or
+// after it: a text without any of them holds no word but itself.
 constexpr std::array<bool, 256> kShellBoundaries = [] {
     std::array<bool, 256> table{};
-    for (unsigned char c : std::string_view(" \t\n\r\f\v\"';&|()=")) table[c] = true;
+    for (int c = 0; c < 256; ++c) table[c] = shell_word_boundary(static_cast<char>(c), false) || shell_word_boundary(static_cast<char>(c), true);
     return table;
 }();
 
@@ -174,7 +174,8 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
     const std::size_t first = c.command.empty() ? 0 : 1;
     for (std::size_t i = first; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
-        // Most words start with no dash, or are a flag and no shell string.
+        // A word that is no flag (none starts without "-") and no shell
+        // string (it has no character a shell separates words with) is passed over.
         const bool shell_string = has_shell_boundary(text);
         if (!shell_string && (text.size() < 2 || text[0] != '-')) continue;
         for (std::string_view flag : kDownloadFlags) {
