@@ -51,44 +51,32 @@ __attribute__((always_inline)) inline const char* find_first(const char* p, cons
     return p;
 }
 
-#if defined(__SSE2__)
-// Lanes equal to '"' or '\\', or below 0x20 (signed: with `high`, 0x80 and up too).
-inline int string_lanes(const char* p, bool high) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-    // A signed compare counts 0x80 and up as below 0x20 too; the unsigned
-    // test is min(v, 0x1f) == v.
-    const __m128i control = high ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
-                                 : _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-    return _mm_movemask_epi8(_mm_or_si128(quote_or_backslash, control));
-}
-#endif
-
-// The first '"', '\\', control character (below 0x20) or byte of 0x80 and up
-// at or after p: where the plain ASCII run of a JSON string being read ends.
-__attribute__((always_inline)) inline const char* string_stop(const char* p, const char* end) {
+// The first '"', '\\' or control character (below 0x20) at or after p, and
+// with High a byte of 0x80 and up as well; end when there is none.
+template <bool High>
+__attribute__((always_inline)) inline const char* string_scan(const char* p, const char* end) {
 #if defined(__SSE2__)
     for (; end - p >= 16; p += 16) {
-        if (const int m = string_lanes(p, true); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+        // A signed compare counts 0x80 and up as below 0x20 too; the unsigned
+        // test is min(v, 0x1f) == v.
+        const __m128i control = High ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)) : _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        if (const int m = _mm_movemask_epi8(_mm_or_si128(quote_or_backslash, control)); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
     }
 #endif
     return find_first(
-        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | high(w); },
-        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; });
+        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | (High ? high(w) : 0); },
+        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || (High && c >= 0x80); });
 }
 
-// The first '"', '\\' or control character at or after p: what a JSON
-// string being written must escape (UTF-8 passes as it is).
-__attribute__((always_inline)) inline const char* escape_stop(const char* p, const char* end) {
-#if defined(__SSE2__)
-    for (; end - p >= 16; p += 16) {
-        if (const int m = string_lanes(p, false); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    }
-#endif
-    return find_first(
-        p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20); },
-        [](unsigned char c) { return c == '"' || c == '\\' || c < 0x20; });
-}
+// Where the plain ASCII run of a JSON string being read ends: its closing
+// quote, an escape, a control character or a byte beyond ASCII.
+__attribute__((always_inline)) inline const char* string_stop(const char* p, const char* end) { return string_scan<true>(p, end); }
+
+// What a JSON string being written must escape: a quote, a backslash or a
+// control character (UTF-8 passes as it is).
+__attribute__((always_inline)) inline const char* escape_stop(const char* p, const char* end) { return string_scan<false>(p, end); }
 
 // The first byte at or after p that is one of Chars; end when there is none.
 // For short texts of a few dozen bytes (an image reference) searched for a
