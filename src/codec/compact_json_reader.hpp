@@ -221,6 +221,11 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 p = stop + 1;
                 return true;
             }
+            // kubectl's annotation holds a \" every few bytes: taken first.
+            if (c == '\\' && stop + 1 != end && stop[1] == '"') {
+                p = stop + 2;
+                continue;
+            }
             std::size_t n = 0;
             unsigned cp = 0;
             if (c >= 0x80) n = utf8_sequence(stop, end);
