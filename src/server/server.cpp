@@ -75,7 +75,6 @@ constexpr std::int64_t kTrimAfterClosedConnections = 64;
 
 }  // namespace
 
-
 class Server::Impl {
 public:
     explicit Impl(ServeConfig config)

@@ -30,6 +30,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// The I/O threads for --threads 0: one per core.
-
 }  // namespace miw::server
