@@ -221,8 +221,9 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 p = stop + 1;
                 return true;
             }
-            // kubectl's annotation holds a \" every few bytes: taken first.
-            if (c == '\\' && stop + 1 != end && stop[1] == '"') {
+            // kubectl's annotation holds a \" every few bytes: taken first
+            // (stop[1] is at most the terminating NUL).
+            if (c == '\\' && stop[1] == '"') {
                 p = stop + 2;
                 continue;
             }
@@ -277,8 +278,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     auto skip_value = [&]() __attribute__((noinline)) {
         std::size_t n = 0;
         for (;;) {
-            skip_space();
-            if (p == end) return false;
+            skip_space();  // at the end, the NUL is no value's first character
             bool opened = false;
             switch (*p) {
                 case '{':
@@ -286,7 +286,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                     const bool object = *p++ == '{';
                     if (depth + n + 1 > MaxDepth) return false;
                     skip_space();
-                    if (p != end && *p == (object ? '}' : ']')) {
+                    if (*p == (object ? '}' : ']')) {
                         ++p;
                         break;
                     }
@@ -316,7 +316,6 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 for (;;) {
                     if (n == 0) return true;
                     skip_space();
-                    if (p == end) return false;
                     if (*p == ',') {
                         ++p;
                         break;
@@ -328,10 +327,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             }
             if (skipped[n - 1]) {
                 skip_space();
-                if (p == end || *p != '"' || !scan_string()) return false;
-                skip_space();
-                if (p == end || *p != ':') return false;
-                ++p;
+                if (*p != '"' || !scan_string() || !expect(':')) return false;
             }
         }
     };
