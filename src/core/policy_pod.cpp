@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 
 namespace miw {
 
@@ -60,12 +61,24 @@ bool equals_ignoring_case(std::string_view a, std::string_view upper) {
     return true;
 }
 
+// The lengths of kDownloadEnv's names, one bit each: a Pod may carry
+// thousands of variables, and most are out on their length alone.
+constexpr std::uint64_t kDownloadEnvLengths = [] {
+    std::uint64_t lengths = 0;
+    for (std::string_view download : kDownloadEnv) lengths |= std::uint64_t{1} << download.size();
+    return lengths;
+}();
+static_assert(std::all_of(kDownloadEnv.begin(), kDownloadEnv.end(), [](std::string_view n) { return !n.empty() && n.size() < 64; }));
+
 bool is_stripped_env(std::string_view name) {
+    if (name.empty()) return false;
+    const char first = ascii_upper(name.front());
     for (std::string_view prefix : kDownloadEnvPrefixes) {
-        if (name.size() >= prefix.size() && equals_ignoring_case(name.substr(0, prefix.size()), prefix)) return true;
+        if (prefix.front() == first && name.size() >= prefix.size() && equals_ignoring_case(name.substr(0, prefix.size()), prefix)) return true;
     }
+    if (name.size() >= 64 || ((kDownloadEnvLengths >> name.size()) & 1) == 0) return false;
     for (std::string_view download : kDownloadEnv) {
-        if (equals_ignoring_case(name, download)) return true;
+        if (download.front() == first && equals_ignoring_case(name, download)) return true;
     }
     return false;
 }
