@@ -83,6 +83,21 @@ TEST_CASE("a Pod's views are read for the rules it is routed to", "[request_view
         CHECK((spec.containers[0].args[1].is_string && spec.containers[0].args[1].text == "x"));
         CHECK_FALSE(spec.containers[0].args[2].is_string);  // a number stays what it is
     }
+    SECTION("an environment variable's name and value, as Go's decoder keeps them") {
+        Read r;
+        const std::string pod = R"({"metadata":{"name":"p","labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"name":"c",)"
+                                R"("env":[{"value":"first","name":"A","value":"last","name":"HF_TOKEN"},{"name":"B","valueFrom":{"secretKeyRef":{}}},)"
+                                R"({"name":null,"value":7},{}]}]}})";
+        read(r, request("", "Pod", "CREATE", pod), Endpoint::mutate);
+        REQUIRE_FALSE(r.error);
+        REQUIRE(r.req.workload);
+        const std::vector<EnvVarView>& env = r.req.workload->pod_specs.at(0).containers.at(0).env;
+        REQUIRE(env.size() == 4);
+        CHECK((env[0].name == "HF_TOKEN" && env[0].has_string_value && env[0].value == "last"));  // the last of duplicate keys
+        CHECK((env[1].name == "B" && !env[1].has_string_value));
+        CHECK((env[2].name.empty() && !env[2].has_string_value));  // null is absent; a number is no string value
+        CHECK((env[3].name.empty() && !env[3].has_string_value));
+    }
     SECTION("validate: the node check reads the pod spec even without the opt-in") {
         Read r;
         read(r, request("", "Pod", "CREATE", R"({"metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[]}})"), Endpoint::validate);

@@ -84,12 +84,16 @@ struct Path {
 };
 
 // Reads an optional string member; an error when it holds anything else.
-std::optional<RequestError> optional_string(const Value* obj, std::string_view name, const Path& parent, std::string_view& out) {
-    const Value* v = member(obj, name);
+// v is the member `name` of parent, or nullptr when it has none.
+std::optional<RequestError> string_value(const Value* v, std::string_view name, const Path& parent, std::string_view& out) {
     if (v == nullptr || v->IsNull()) return std::nullopt;
     if (!v->IsString()) return RequestError{parent.member(name).str() + " must be a string, not " + std::string(to_string(type_of(v)))};
     out = view(*v);
     return std::nullopt;
+}
+
+std::optional<RequestError> optional_string(const Value* obj, std::string_view name, const Path& parent, std::string_view& out) {
+    return string_value(member(obj, name), name, parent, out);
 }
 
 std::optional<RequestError> read_kind(const Value* request, GroupVersionKind& kind) {
@@ -183,9 +187,18 @@ std::optional<RequestError> read_env(const Value& container, const Path& path, C
         const Value& item = (*env)[i];
         const Path item_path = list.at(i);
         if (auto e = object_element(item, item_path)) return e;
+        // Both members in one pass (a Pod may carry thousands of variables);
+        // the last of duplicates wins, as member() has it.
+        const Value* name = nullptr;
+        const Value* value = nullptr;
+        for (auto it = item.MemberBegin(); it != item.MemberEnd(); ++it) {
+            const std::string_view key = view(it->name);
+            if (key == "name") name = &it->value;
+            else if (key == "value") value = &it->value;
+        }
         EnvVarView var;
-        if (auto e = optional_string(&item, "name", item_path, var.name)) return e;
-        if (const Value* value = member(&item, "value"); value != nullptr && value->IsString()) {
+        if (auto e = string_value(name, "name", item_path, var.name)) return e;
+        if (value != nullptr && value->IsString()) {
             var.has_string_value = true;
             var.value = view(*value);
         }
