@@ -84,10 +84,16 @@ struct Path {
 };
 
 // Reads an optional string member; an error when it holds anything else.
+// Worded only when it happens, out of line: the checks that call it stay
+// small enough to inline, and they run for every field of every container.
+[[gnu::cold, gnu::noinline]] RequestError wrong_type(const Path& at, std::string_view expected, const Value* v) {
+    return RequestError{at.str() + " must be " + std::string(expected) + ", not " + std::string(to_string(type_of(v)))};
+}
+
 // v is the member `name` of parent, or nullptr when it has none.
 std::optional<RequestError> string_value(const Value* v, std::string_view name, const Path& parent, std::string_view& out) {
     if (v == nullptr || v->IsNull()) return std::nullopt;
-    if (!v->IsString()) return RequestError{parent.member(name).str() + " must be a string, not " + std::string(to_string(type_of(v)))};
+    if (!v->IsString()) return wrong_type(parent.member(name), "a string", v);
     out = view(*v);
     return std::nullopt;
 }
@@ -167,13 +173,13 @@ bool truthy(const Value& v) {
 std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const Path& parent, const Value*& out, bool& present) {
     out = member(&obj, name);
     present = out != nullptr && !out->IsNull();
-    if (present && !out->IsArray()) return RequestError{parent.member(name).str() + " must be an array, not " + std::string(to_string(type_of(out)))};
+    if (present && !out->IsArray()) return wrong_type(parent.member(name), "an array", out);
     if (!present) out = nullptr;
     return std::nullopt;
 }
 
 std::optional<RequestError> object_element(const Value& element, const Path& path) {
-    if (!element.IsObject()) return RequestError{path.str() + " must be an object, not " + std::string(to_string(type_of(&element)))};
+    if (!element.IsObject()) return wrong_type(path, "an object", &element);
     return std::nullopt;
 }
 
