@@ -43,6 +43,10 @@ TEST_CASE("patches keep the order the operations were given in", "[json_patch]")
     CHECK(patch.to_json() ==
           R"([{"op":"remove","path":"/spec/volumes/3"},{"op":"add","path":"/spec/volumes/-","value":{"name":"v"}},)"
           R"({"op":"replace","path":"/spec/containers/0/volumeMounts/1","value":{"name":"m"}}])");
+    const std::string copied = patch.to_json();
+    CHECK(std::move(patch).to_json() == copied);  // handed over: the same text
+    CHECK(JsonPatch().to_json() == "[]");
+    CHECK(std::move(JsonPatch()).to_json() == "[]");
 }
 
 TEST_CASE("array elements are removed from the highest index down", "[json_patch]") {

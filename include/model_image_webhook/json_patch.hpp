@@ -42,8 +42,10 @@ public:
     bool empty() const { return count_ == 0; }
     std::size_t size() const { return count_; }
 
-    // The patch document: a JSON array of operation objects.
-    std::string to_json() const;
+    // The patch document: a JSON array of operation objects. The rvalue form
+    // finishes the text in place and hands it over, without a copy.
+    std::string to_json() const&;
+    std::string to_json() &&;
 
 private:
     void append_op(std::string_view name, std::string_view path, std::string_view value_json);

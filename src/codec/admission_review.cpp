@@ -120,17 +120,18 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         summarize(req, r);
         return r;
     }
-    const Decision decision = enforce(decide(req, context.policy, context.nodes), context.enforcement);
+    Decision decision = enforce(decide(req, context.policy, context.nodes), context.enforcement);
     ReviewResult r;
     summarize(req, r);
     r.outcome = decision.softened ? ReviewOutcome::would_deny : decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;
     r.rules = decision.rule_annotation();
-    r.warnings = decision.warnings;
+    r.body = write_review(echo, req.uid, decision);
+    // Written into the answer: what the result keeps of it is moved, not copied.
+    r.warnings = std::move(decision.warnings);
     r.softened_warnings = decision.softened_warnings;
     r.softened = decision.softened;
-    r.patch = decision.patch;
-    r.message = decision.message;
-    r.body = write_review(echo, req.uid, decision);
+    r.patch = std::move(decision.patch);
+    r.message = std::move(decision.message);
     return r;
 }
 

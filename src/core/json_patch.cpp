@@ -111,6 +111,13 @@ void JsonPatch::remove_indices(std::string_view parent, std::string_view field, 
     }
 }
 
-std::string JsonPatch::to_json() const { return json_.empty() ? std::string("[]") : json_ + "]"; }
+std::string JsonPatch::to_json() const& { return json_.empty() ? std::string("[]") : json_ + "]"; }
+
+std::string JsonPatch::to_json() && {
+    if (json_.empty()) return "[]";
+    json_ += ']';
+    count_ = 0;
+    return std::move(json_);
+}
 
 }  // namespace miw

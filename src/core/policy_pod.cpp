@@ -377,7 +377,7 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
         }
     }
     Decision d = allow(std::move(warnings));
-    if (!patch.empty()) d.patch = patch.to_json();
+    if (!patch.empty()) d.patch = std::move(patch).to_json();
     return d;
 }
 
