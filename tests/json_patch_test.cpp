@@ -60,6 +60,16 @@ TEST_CASE("array elements are removed from the highest index down", "[json_patch
     CHECK(none.empty());
 }
 
+TEST_CASE("removals after other operations, under a path that needs escaping", "[json_patch]") {
+    JsonPatch patch;
+    patch.add("/a", "1");
+    patch.remove_indices("/spec/\"q\"", "env", {7, 12345678901234567890u});
+    patch.remove_indices("/b", {0});
+    CHECK(patch.size() == 4);
+    CHECK(patch.to_json() == R"([{"op":"add","path":"/a","value":1},{"op":"remove","path":"/spec/\"q\"/env/12345678901234567890"},)"
+                             R"({"op":"remove","path":"/spec/\"q\"/env/7"},{"op":"remove","path":"/b/0"}])");
+}
+
 TEST_CASE("paths with escaped characters are written as JSON strings", "[json_patch]") {
     JsonPatch patch;
     patch.add(pointer_child("/metadata/annotations", "a\"b"), "\"v\"");

@@ -50,8 +50,13 @@ public:
 private:
     void append_op(std::string_view name, std::string_view path, std::string_view value_json);
 
+    // A Pod's delivery is a few KiB of operations: room for it at once, not
+    // a doubling per few operations.
+    static constexpr std::size_t kReservedBytes = 4096;
+
     std::string json_;  // "[" and the operations so far, without the closing "]"
-    std::string path_;  // remove_indices' path, its buffer kept from one call to the next
+    std::string path_;  // remove_indices' array path, its buffer kept from one call to the next
+    std::string remove_op_;  // remove_indices' operation text up to the index, likewise
     std::size_t count_ = 0;
 };
 

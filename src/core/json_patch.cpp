@@ -5,6 +5,7 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace miw {
 
@@ -74,9 +75,7 @@ void append_pointer_index(std::string& pointer, std::size_t index) {
 }
 
 void JsonPatch::append_op(std::string_view name, std::string_view path, std::string_view value_json) {
-    // A Pod's delivery is a few KiB of operations: room for it at once, not
-    // a doubling per few operations.
-    if (json_.empty()) json_.reserve(4096);
+    if (json_.empty()) json_.reserve(kReservedBytes);
     json_ += json_.empty() ? "[{\"op\":\"" : ",{\"op\":\"";
     json_ += name;
     json_ += "\",\"path\":";
@@ -97,17 +96,30 @@ void JsonPatch::replace(std::string_view path, std::string_view value_json) { ap
 
 void JsonPatch::remove_indices(std::string_view parent, std::string_view field, const std::vector<std::size_t>& ascending) {
     if (ascending.empty()) return;
-    // One path buffer for all of them: an env list can lose many variables.
     path_.assign(parent.data(), parent.size());
     if (!field.empty()) {
         path_ += '/';
         path_.append(field.data(), field.size());
     }
-    const std::size_t array_length = path_.size();
+    path_ += '/';
+    // An env list can lose many variables: the operations' text up to the
+    // index is the same for all, escaped once; an index needs no escaping.
+    remove_op_.assign(",{\"op\":\"remove\",\"path\":");
+    append_json_string(remove_op_, path_);
+    remove_op_.pop_back();  // the closing quote: it follows the index
     for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) {
-        path_.resize(array_length);
-        append_pointer_index(path_, *it);
-        remove(path_);
+        if (json_.empty()) {
+            json_.reserve(kReservedBytes);
+            json_ += '[';
+            json_.append(remove_op_, 1);
+        } else {
+            json_ += remove_op_;
+        }
+        char end[24];
+        char* const digits_end = std::to_chars(end, end + 20, *it).ptr;
+        std::memcpy(digits_end, "\"}", 2);
+        json_.append(end, static_cast<std::size_t>(digits_end + 2 - end));
+        ++count_;
     }
 }
 
