@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace miw {
 
 namespace {
@@ -181,6 +185,40 @@ constexpr Base64Pairs make_base64_pairs() {
 }
 constexpr Base64Pairs kBase64Pairs = make_base64_pairs();
 
+#if defined(__x86_64__)
+// Twelve bytes at a time with SSSE3's byte shuffle (Muła and Lemire's
+// method): each 3 bytes spread over a 32-bit lane, the four 6-bit values
+// moved into its four bytes by two masks and two multiplies, and each value
+// turned into its character by adding the offset of its range of the
+// alphabet. The 16-byte loads need 4 readable bytes past the 12 encoded.
+// Returns the bytes encoded; the rest is for the scalar loop.
+__attribute__((target("ssse3"))) std::size_t base64_encode_ssse3(const unsigned char* in, std::size_t size, char* out) {
+    // Lane k of 3 bytes a, b, c (offsets 3k..3k+2) as the bytes b, a, c, b.
+    const __m128i spread = _mm_set_epi8(10, 11, 9, 10, 7, 8, 6, 7, 4, 5, 3, 4, 1, 2, 0, 1);
+    // Per range of 6-bit values, what turns the value into its character:
+    // 0-25 'A'.., 26-51 'a'.., 52-61 '0'.., 62 '+', 63 '/' (indexed below).
+    const __m128i offsets = _mm_setr_epi8('a' - 26, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52, '0' - 52,
+                                          '0' - 52, '+' - 62, '/' - 63, 'A', 0, 0);
+    std::size_t done = 0;
+    for (; done + 16 <= size; done += 12, out += 16) {
+        const __m128i lanes = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + done)), spread);
+        // As 16-bit words, a lane is (a b) then (b c): the first and third
+        // values are shifted down by the high half of a multiply, the second
+        // and fourth up into the lane's second and fourth bytes.
+        const __m128i first_third = _mm_mulhi_epu16(_mm_and_si128(lanes, _mm_set1_epi32(0x0fc0fc00)), _mm_set1_epi32(0x04000040));
+        const __m128i second_fourth = _mm_mullo_epi16(_mm_and_si128(lanes, _mm_set1_epi32(0x003f03f0)), _mm_set1_epi32(0x01000010));
+        const __m128i values = _mm_or_si128(first_third, second_fourth);
+        // The offset's index: 0 for 26-51, 1-12 for 52-63, 13 for 0-25.
+        __m128i range = _mm_subs_epu8(values, _mm_set1_epi8(51));
+        range = _mm_or_si128(range, _mm_and_si128(_mm_cmpgt_epi8(_mm_set1_epi8(26), values), _mm_set1_epi8(13)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_add_epi8(values, _mm_shuffle_epi8(offsets, range)));
+    }
+    return done;
+}
+
+const bool kHasSsse3 = __builtin_cpu_supports("ssse3");
+#endif
+
 }  // namespace
 
 std::size_t base64_length(std::size_t bytes) { return (bytes + 2) / 3 * 4; }
@@ -188,6 +226,12 @@ std::size_t base64_length(std::size_t bytes) { return (bytes + 2) / 3 * 4; }
 void base64_encode_into(std::string_view bytes, char* out) {
     const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
     std::size_t i = 0;
+#if defined(__x86_64__)
+    if (kHasSsse3) {
+        i = base64_encode_ssse3(in, bytes.size(), out);
+        out += i / 3 * 4;
+    }
+#endif
     for (; i + 3 <= bytes.size(); i += 3, out += 4) {
         const unsigned n = (unsigned{in[i]} << 16) | (unsigned{in[i + 1]} << 8) | in[i + 2];
         std::memcpy(out, kBase64Pairs[n >> 12].data(), 2);
