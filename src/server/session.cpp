@@ -6,6 +6,7 @@
 // the request body type) are at the top.
 #include "session.hpp"
 
+#include "body_buffers.hpp"
 #include "log.hpp"
 #include "tls_stream.hpp"
 #include "model_image_webhook/admission_review.hpp"
@@ -283,7 +284,7 @@ private:
         body_budget_ = budget;
         if (length && *length <= context_.limits.max_body_bytes) {
             // Room for the parser's slack up front: the body is never copied to make it.
-            parser_->get().body().reserve(static_cast<std::size_t>(*length) + kReviewBodySlack);
+            thread_body_buffers().reserve(parser_->get().body(), static_cast<std::size_t>(*length) + kReviewBodySlack);
         }
         if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
             // curl asks before sending a large body; the apiserver does not.
@@ -395,6 +396,7 @@ private:
         context_.state.metrics.request_finished();
         const bool keep_alive = request_.keep_alive() && !context_.state.draining;
         const bool head = request_.method() == http::verb::head;
+        thread_body_buffers().keep(request_.body());
         request_ = {};
         write(std::move(a), keep_alive, head);
     }
