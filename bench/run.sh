@@ -10,6 +10,7 @@
 #
 #   bash bench/run.sh            (about 8 minutes: one round)
 #   ROUNDS=3 bash bench/run.sh   (about 22 minutes: the figures docs/performance.md records)
+#   CASES="mutate-small mutate-large" ROUNDS=5 bash bench/run.sh   (some cases, more rounds)
 #
 # The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
 set -euo pipefail
@@ -29,7 +30,10 @@ rm -rf "$work" && cp -r "$refs" "$work" && chmod -R u+w "$work"
 since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 results="$work/results/results.tsv"
 run() { (cd "$work" && "$@" ./run.sh "${target}" 2>&1 | grep -E "^(RESULT|TOTAL)") || { echo "bench: $target failed; logs in /tmp/bench-run.*" >&2; exit 1; }; }
-export CASES="validate validate-kubectl mutate-small mutate-kubectl mutate-large"
+# CASES="mutate-large" (a subset) runs fewer cases, e.g. to repeat one figure with more rounds.
+export CASES="${CASES:-validate validate-kubectl mutate-small mutate-kubectl mutate-large}"
+threads_1_cases=""
+for c in validate mutate-small mutate-kubectl; do [[ " $CASES " == *" $c "* ]] && threads_1_cases+="$c "; done
 # At its defaults: the thread count comes from the CPUs it may use (pinned to one core: 1).
 serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0"
 # Interleaved rounds, as ../shared/bench/README.md advises on this drifting box:
@@ -39,7 +43,9 @@ for round in $(seq "$rounds"); do
   target=nginx; run env LABEL=nginx
   target=peer-go; run env LABEL=peer-go
   target=cmd; run env LABEL=model-image-webhook SERVER_CMD="$serve"
-  target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="validate mutate-small mutate-kubectl" SERVER_CMD="$serve --threads 1"
+  if [[ -n "$threads_1_cases" ]]; then
+    target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="$threads_1_cases" SERVER_CMD="$serve --threads 1"
+  fi
 done
 
 # Beyond the three cases: a 3 MiB Pod, and 1,000 idle keep-alive connections.

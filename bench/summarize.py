@@ -3,7 +3,8 @@
 given time): each target's figures, and this server's ratios to the Go peer
 and to nginx, against the figures to reach. Where the run had several
 interleaved rounds, each figure is the median over them (req/s with its
-range), and each ratio is one of medians.
+range), leaving out rounds that other tasks disturbed, and each ratio is one
+of medians.
 
   summarize.py RESULTS_TSV SINCE_ISO_TIME [EXTRA_LINES_FILE]
 """
@@ -17,11 +18,23 @@ FIELDS = ["rps", "p50_ms", "p99_ms", "p999_ms", "cpu_per_req_us", "srv_hwm_mib"]
 grouped = {}
 for r in rows:
     grouped.setdefault((r["label"], r["case"]), []).append(r)
+# A round in which other tasks (or the hypervisor) took more than a tenth of
+# the server's CPU measured the machine, not the server: left out of the
+# medians when an undisturbed round of the same case remains.
+DISTURBED = 0.1
+
+
+def disturbed(r):
+    return float(r.get("other_cpu_cores") or 0) > DISTURBED or float(r.get("steal_cores") or 0) > DISTURBED
+
+
 by, spread = {}, {}
 for key, runs in grouped.items():
-    by[key] = {f: "%g" % statistics.median(float(r[f]) for r in runs) for f in FIELDS}
+    clean = [r for r in runs if not disturbed(r)] or runs
+    by[key] = {f: "%g" % statistics.median(float(r[f]) for r in clean) for f in FIELDS}
     rps = [float(r["rps"]) for r in runs]
-    spread[key] = "" if len(runs) == 1 else " [%d–%d, %d rounds]" % (min(rps), max(rps), len(runs))
+    left_out = len(runs) - len(clean)
+    spread[key] = "" if len(runs) == 1 else " [%d–%d, %d rounds%s]" % (min(rps), max(rps), len(runs), ", %d disturbed left out" % left_out if left_out else "")
 cases = ["validate", "validate-kubectl", "mutate-small", "mutate-kubectl", "mutate-large"]
 labels = ["nginx", "peer-go", "model-image-webhook", "model-image-webhook-threads-1"]
 OURS = "model-image-webhook"  # at its default thread count
