@@ -128,8 +128,10 @@ std::string JsonPatch::to_json() const& { return json_.empty() ? std::string("[]
 std::string JsonPatch::to_json() && {
     if (json_.empty()) return "[]";
     json_ += ']';
+    std::string out = std::move(json_);
+    json_.clear();  // left empty, as count_ says
     count_ = 0;
-    return std::move(json_);
+    return out;
 }
 
 }  // namespace miw

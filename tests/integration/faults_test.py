@@ -124,7 +124,7 @@ def a_thousand_concurrent_connections():
     # The client opens the 1,000 connections one by one before it sends a
     # request on any; on a slow machine that takes longer than the default 5 s
     # a new connection has for its first request, which would close the first
-    # ones (that deadline has tests of its own above).
+    # ones (security_test.py holds the server to that deadline).
     s = st.Server("--max-connections", "4096", "--header-timeout", "120s")
     conns = []
     try:
