@@ -216,7 +216,12 @@ __attribute__((target("ssse3"))) std::size_t base64_encode_ssse3(const unsigned 
     return done;
 }
 
-const bool kHasSsse3 = __builtin_cpu_supports("ssse3");
+// A namespace-scope initializer may run before libgcc's own has read the CPU's
+// features: read them here first, as GCC's manual asks of such callers.
+const bool kHasSsse3 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("ssse3") != 0;
+}();
 #endif
 
 }  // namespace
