@@ -1,9 +1,9 @@
 // Finding the bytes that matter in a run of text eight at a time, with
 // word-wide arithmetic ("SWAR"): the JSON reader, the JSON writer and the
-// ASCII check all skip long runs of ordinary bytes this way. The two string
-// scans (string_stop, escape_stop) take sixteen at a time with SSE2 first,
-// which every x86-64 has: JSON strings are short, and one load and three
-// compares reach the end of most of them.
+// ASCII check all skip long runs of ordinary bytes this way. The scans that
+// follow find_in_blocks take sixteen at a time with SSE2 first, which every
+// x86-64 has: JSON strings are short, and one load and three compares reach
+// the end of most of them.
 //
 // Each test flags a byte by setting its high bit. Borrows can flag bytes
 // above a true match as well, never below it, so the lowest flagged byte of a
@@ -40,6 +40,14 @@ inline std::uint64_t load(const char* p) {
     return word;
 }
 
+// The first byte at or after p for which Is (byte -> bool) holds, one at a
+// time; end when there is none. The tail of the scans below.
+template <class Is>
+__attribute__((always_inline)) inline const char* first_byte(const char* p, const char* end, Is is) {
+    while (p != end && !is(static_cast<unsigned char>(*p))) ++p;
+    return p;
+}
+
 // The first byte at or after p for which Flags (word -> flags) or, in the
 // last few bytes, Is (byte -> bool) holds; end when there is none.
 template <class Flags, class Is>
@@ -47,23 +55,36 @@ __attribute__((always_inline)) inline const char* find_first(const char* p, cons
     for (; end - p >= 8; p += 8) {
         if (const std::uint64_t f = flags(load(p)); f != 0) return p + (__builtin_ctzll(f) >> 3);
     }
-    while (p != end && !is(static_cast<unsigned char>(*p))) ++p;
-    return p;
+    return first_byte(p, end, is);
 }
+
+#if defined(__SSE2__)
+// The first byte of the 16-byte blocks from p on whose lane Lanes (block ->
+// lanes set to all ones) flags; nullptr when there is none, with p moved to
+// the last, shorter block for the caller to finish.
+template <class Lanes>
+__attribute__((always_inline)) inline const char* find_in_blocks(const char*& p, const char* end, Lanes lanes) {
+    for (; end - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        if (const int m = _mm_movemask_epi8(lanes(v)); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
+    }
+    return nullptr;
+}
+#endif
 
 // The first '"', '\\' or control character (below 0x20) at or after p, and
 // with High a byte of 0x80 and up as well; end when there is none.
 template <bool High>
 __attribute__((always_inline)) inline const char* string_scan(const char* p, const char* end) {
 #if defined(__SSE2__)
-    for (; end - p >= 16; p += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const char* const hit = find_in_blocks(p, end, [](__m128i v) {
         const __m128i quote_or_backslash = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
         // A signed compare counts 0x80 and up as below 0x20 too; the unsigned
         // test is min(v, 0x1f) == v.
         const __m128i control = High ? _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)) : _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-        if (const int m = _mm_movemask_epi8(_mm_or_si128(quote_or_backslash, control)); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    }
+        return _mm_or_si128(quote_or_backslash, control);
+    });
+    if (hit != nullptr) return hit;
 #endif
     return find_first(
         p, end, [](std::uint64_t w) { return equal(w, '"') | equal(w, '\\') | below(w, 0x20) | (High ? high(w) : 0); },
@@ -84,16 +105,10 @@ __attribute__((always_inline)) inline const char* escape_stop(const char* p, con
 template <char... Chars>
 inline const char* find_any_of(const char* p, const char* end) {
 #if defined(__SSE2__)
-    for (; end - p >= 16; p += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        const __m128i hit = (_mm_cmpeq_epi8(v, _mm_set1_epi8(Chars)) | ...);
-        if (const int m = _mm_movemask_epi8(hit); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    }
+    const char* const hit = find_in_blocks(p, end, [](__m128i v) { return (_mm_cmpeq_epi8(v, _mm_set1_epi8(Chars)) | ...); });
+    if (hit != nullptr) return hit;
 #endif
-    for (; p != end; ++p) {
-        if (((*p == Chars) || ...)) return p;
-    }
-    return end;
+    return first_byte(p, end, [](unsigned char c) { return ((c == static_cast<unsigned char>(Chars)) || ...); });
 }
 
 // The first byte at or after p outside Lo..Hi (both at most 0x7f: a byte of
@@ -102,18 +117,13 @@ template <unsigned char Lo, unsigned char Hi>
 inline const char* find_outside(const char* p, const char* end) {
     static_assert(Lo <= Hi && Hi < 0x80, "an ASCII range");
 #if defined(__SSE2__)
-    for (; end - p >= 16; p += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const char* const hit = find_in_blocks(p, end, [](__m128i v) {
         // Signed compares: 0x80 and up are negative, so below Lo.
-        const __m128i out = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(Lo))), _mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(Hi))));
-        if (const int m = _mm_movemask_epi8(out); m != 0) return p + __builtin_ctz(static_cast<unsigned>(m));
-    }
+        return _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(static_cast<char>(Lo))), _mm_cmpgt_epi8(v, _mm_set1_epi8(static_cast<char>(Hi))));
+    });
+    if (hit != nullptr) return hit;
 #endif
-    for (; p != end; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c < Lo || c > Hi) return p;
-    }
-    return end;
+    return first_byte(p, end, [](unsigned char c) { return c < Lo || c > Hi; });
 }
 
 }  // namespace miw::byte_scan
