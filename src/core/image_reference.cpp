@@ -41,22 +41,19 @@ std::string at_char(std::size_t offset) { return " at character " + std::to_stri
 std::optional<ReferenceParse> reject_foreign_characters(std::string_view text) {
     // Visible ASCII throughout, nearly always: found in one pass.
     const char* const end = text.data() + text.size();
-    if (byte_scan::find_outside<0x21, 0x7e>(text.data(), end) == end) return std::nullopt;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c > 0x20 && c < 0x7f) continue;
-        std::string what;
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
-            what = "whitespace (" + describe_byte_at(text, i) + ")";
-        } else if (c < 0x80) {
-            what = "control character " + describe_byte_at(text, i);
-        } else {
-            what = "non-ASCII character " + describe_byte_at(text, i) +
-                   " (image references are ASCII only; a look-alike letter is a common cause)";
-        }
-        return fail(ReferencePart::reference, i, what + at_char(i) + " is not allowed");
+    const char* const at = byte_scan::find_outside<0x21, 0x7e>(text.data(), end);
+    if (at == end) return std::nullopt;
+    const auto i = static_cast<std::size_t>(at - text.data());
+    const auto c = static_cast<unsigned char>(*at);
+    std::string what;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
+        what = "whitespace (" + describe_byte_at(text, i) + ")";
+    } else if (c < 0x80) {
+        what = "control character " + describe_byte_at(text, i);
+    } else {
+        what = "non-ASCII character " + describe_byte_at(text, i) + " (image references are ASCII only; a look-alike letter is a common cause)";
     }
-    return std::nullopt;
+    return fail(ReferencePart::reference, i, what + at_char(i) + " is not allowed");
 }
 
 // domain-component := [a-zA-Z0-9] | [a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]
