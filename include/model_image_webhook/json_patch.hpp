@@ -48,6 +48,8 @@ public:
     std::string to_json() &&;
 
 private:
+    // "[" before the first operation, "," before the others; counts it.
+    void open_op();
     void append_op(std::string_view name, std::string_view path, std::string_view value_json);
 
     // A Pod's delivery is a few KiB of operations: room for it at once, not

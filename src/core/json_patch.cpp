@@ -74,9 +74,19 @@ void append_pointer_index(std::string& pointer, std::size_t index) {
     pointer.append(digits, std::to_chars(digits, digits + sizeof digits, index).ptr);
 }
 
+void JsonPatch::open_op() {
+    if (json_.empty()) {
+        json_.reserve(kReservedBytes);
+        json_ += '[';
+    } else {
+        json_ += ',';
+    }
+    ++count_;
+}
+
 void JsonPatch::append_op(std::string_view name, std::string_view path, std::string_view value_json) {
-    if (json_.empty()) json_.reserve(kReservedBytes);
-    json_ += json_.empty() ? "[{\"op\":\"" : ",{\"op\":\"";
+    open_op();
+    json_ += "{\"op\":\"";
     json_ += name;
     json_ += "\",\"path\":";
     append_json_string(json_, path);
@@ -85,7 +95,6 @@ void JsonPatch::append_op(std::string_view name, std::string_view path, std::str
         json_ += value_json;
     }
     json_ += '}';
-    ++count_;
 }
 
 void JsonPatch::add(std::string_view path, std::string_view value_json) { append_op("add", path, value_json); }
@@ -104,22 +113,16 @@ void JsonPatch::remove_indices(std::string_view parent, std::string_view field, 
     path_ += '/';
     // An env list can lose many variables: the operations' text up to the
     // index is the same for all, escaped once; an index needs no escaping.
-    remove_op_.assign(",{\"op\":\"remove\",\"path\":");
+    remove_op_.assign("{\"op\":\"remove\",\"path\":");
     append_json_string(remove_op_, path_);
     remove_op_.pop_back();  // the closing quote: it follows the index
     for (auto it = ascending.rbegin(); it != ascending.rend(); ++it) {
-        if (json_.empty()) {
-            json_.reserve(kReservedBytes);
-            json_ += '[';
-            json_.append(remove_op_, 1);
-        } else {
-            json_ += remove_op_;
-        }
+        open_op();
+        json_ += remove_op_;
         char end[24];
         char* const digits_end = std::to_chars(end, end + 20, *it).ptr;
         std::memcpy(digits_end, "\"}", 2);
         json_.append(end, static_cast<std::size_t>(digits_end + 2 - end));
-        ++count_;
     }
 }
 
