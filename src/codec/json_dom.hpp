@@ -32,12 +32,7 @@ using rapidjson::SizeType;
 using rapidjson::Value;
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
-// Full precision: a number that is no 64-bit integer becomes the double
-// nearest it, as Go's decoder and the YAML reader have it, so that what is
-// written back reads back the same (RapidJSON's fast conversion alone can be
-// one unit off in the last place). Only such numbers pay for it.
-constexpr unsigned kParseFlags =
-    rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 // Printable ASCII (what the apiserver sends: compact JSON, non-ASCII escaped
 // or absent) holds no UTF-8 sequence to validate and no control character:
 // the same parse without the per-byte check, its strings scanned with SSE2.
