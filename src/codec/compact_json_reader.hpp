@@ -5,9 +5,14 @@
 // handler the same events, with the same values, as RapidJSON's reader would
 // for that text with kParseValidateEncodingFlag: a string without escapes in
 // place, one with escapes decoded (copy=true, so the handler keeps it);
-// integers as Int, Uint, Int64 or Uint64 by the same ranges. It declines
-// what it does not take (a fraction or exponent, an escaped UTF-16
-// surrogate, any error, a handler that stops), and its caller then parses
+// integers as Int, Uint, Int64 or Uint64 by the same ranges; any other number
+// as a Double, the nearest to its text (std::from_chars), where RapidJSON's
+// fast conversion can be one unit in the last place off (a number with more
+// than 15 digits or a decimal exponent past 22), so that a number written
+// back from the DOM reads back the same. It declines
+// what it does not take (a number of more than 64 characters or with a
+// three-digit exponent, an escaped UTF-16 surrogate, any error, a handler
+// that stops), and its caller then parses
 // the text with RapidJSON, which words every error: the text is never
 // modified here, so it can be parsed again as it came.
 //
@@ -22,6 +27,7 @@
 #include "../core/byte_scan.hpp"
 
 #include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -240,36 +246,70 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         p += word.size();
         return true;
     };
-    // An integer, by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
-    // Int down to -2^31, Int64 beyond; past 64 bits it would be a double.
-    // The digits of an integer; false for anything RapidJSON would read as a
-    // double or refuse.
-    auto scan_integer = [&](bool& minus, std::uint64_t& value) {
+    // A number, p past it, by JSON's grammar; false where it is broken.
+    // integer: neither fraction nor exponent, and value holds it when it fits
+    // the 64-bit ranges (else it is read as a double, as RapidJSON reads it).
+    const char* exponent = nullptr;  // the digits of the last number's exponent; nullptr when it has none
+    auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer) {
+        const auto digit_at = [&] { return p != end && *p >= '0' && *p <= '9'; };
+        exponent = nullptr;
         minus = *p == '-';
         if (minus) ++p;
-        if (p == end || *p < '0' || *p > '9') return false;
+        if (!digit_at()) return false;
         value = static_cast<std::uint64_t>(*p - '0');
+        bool fits = true;
         if (*p++ != '0') {
-            for (; p != end && *p >= '0' && *p <= '9'; ++p) {
+            for (; digit_at(); ++p) {
                 const auto digit = static_cast<std::uint64_t>(*p - '0');
-                if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) return false;
+                if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fits = false;
                 value = value * 10 + digit;
             }
         }
-        if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) return false;
-        return !minus || value <= 9223372036854775808ull;
+        integer = fits && (!minus || value <= 9223372036854775808ull);
+        if (p != end && *p == '.') {
+            integer = false;
+            ++p;
+            if (!digit_at()) return false;
+            while (digit_at()) ++p;
+        }
+        if (p != end && (*p == 'e' || *p == 'E')) {
+            integer = false;
+            ++p;
+            if (p != end && (*p == '+' || *p == '-')) ++p;
+            if (!digit_at()) return false;
+            exponent = p;
+            while (digit_at()) ++p;
+        }
+        return true;
     };
-    auto read_integer = [&] {
+    // The double nearest the text from start to p. Only for numbers of at
+    // most 64 characters with an exponent of at most two digits: every one of
+    // them is zero or a normal double, which RapidJSON takes as well; longer
+    // or larger ones (where RapidJSON refuses some, as too big, and reads
+    // others as infinity or zero) are left to it.
+    auto nearest_double = [&](const char* start, double& d) {
+        if (p - start > 64 || (exponent != nullptr && p - exponent > 2)) return false;
+        const auto [stop, error] = std::from_chars(start, p, d);
+        return error == std::errc() && stop == p;
+    };
+    // An integer by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
+    // Int down to -2^31, Int64 beyond; any other number a Double.
+    auto read_number = [&] {
+        const char* const start = p;
         bool minus = false;
+        bool integer = false;
         std::uint64_t value = 0;
-        if (!scan_integer(minus, value)) return false;
+        if (!scan_number(minus, value, integer)) return false;
+        if (!integer) {
+            double d = 0;
+            return nearest_double(start, d) && handler.Double(d);
+        }
         if (!minus) {
             if (value <= std::numeric_limits<unsigned>::max()) return handler.Uint(static_cast<unsigned>(value));
             return handler.Uint64(value);
         }
         if (value <= 2147483648ull) return handler.Int(static_cast<int>(~value + 1));
-        if (value <= 9223372036854775808ull) return handler.Int64(static_cast<std::int64_t>(~value + 1));
-        return false;
+        return handler.Int64(static_cast<std::int64_t>(~value + 1));
     };
 
     // One value checked as the loop below reads it, nothing kept: its own
@@ -307,9 +347,12 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                     if (!read_literal("null")) return false;
                     break;
                 default: {
+                    const char* const start = p;
                     bool minus = false;
+                    bool integer = false;
                     std::uint64_t value = 0;
-                    if (!scan_integer(minus, value)) return false;
+                    double d = 0;
+                    if (!scan_number(minus, value, integer) || (!integer && !nearest_double(start, d))) return false;
                 }
             }
             if (!opened) {
@@ -369,7 +412,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 if (!read_literal("null") || !handler.Null()) return CompactRead::declined;
                 break;
             default:
-                if (!read_integer()) return CompactRead::declined;
+                if (!read_number()) return CompactRead::declined;
                 break;
         }
 
