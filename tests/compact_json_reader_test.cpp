@@ -87,7 +87,9 @@ TEST_CASE("compact JSON gives the events RapidJSON's reader would", "[compact_js
         {"below the smallest 64-bit signed", "-9223372036854775809", "Double:-9.2233720368547758e+18 "},
         {"55 digits, as the YAML reader writes them", "-7.777777777777777e+54", "Double:-7.7777777777777774e+54 "},
         {"many digits", "3.14159265358979323846264338327950288", "Double:3.1415926535897931 "},
-        {"64 characters", "[0." + std::string(61, '0') + "1]", "[ Double:1e-62 ]1 "},
+        {"a long fraction", "[0." + std::string(62, '0') + "1]", "[ Double:1.0000000000000001e-63 ]1 "},
+        {"the largest exponents taken", "[1e308,0e100,1e-307]", "[ Double:1e+308 Double:0 Double:9.9999999999999991e-308 ]3 "},
+        {"an integer of 144 digits, as the YAML reader writes it", "-7.777777777777778e+143", "Double:-7.777777777777778e+143 "},
         {"a two-digit exponent", "[-1.5E+99,1e-99]", "[ Double:-1.5000000000000001e+99 Double:1e-99 ]2 "},
     };
     for (const auto& c : cases) {
@@ -106,10 +108,11 @@ TEST_CASE("anything but compact JSON without escapes is left to RapidJSON", "[co
         std::string text;
     };
     const Case cases[] = {
-        {"a three-digit exponent (RapidJSON refuses some, as too big)", "[1e400]"},
-        {"a three-digit exponent of zero", "[0e100]"},
-        {"a tiny one, with a three-digit exponent", "[1e-310]"},
-        {"a number of 65 characters", "[0." + std::string(62, '0') + "1]"},
+        {"a positive exponent past 308 (RapidJSON refuses some, as too big)", "[1e309]"},
+        {"an integer part of 301 digits (the same)", "[1" + std::string(300, '0') + "]"},
+        {"a number past a double's range (RapidJSON reads infinity)", "[2e308]"},
+        {"a subnormal number", "[1e-310]"},
+        {"a number below a double's range (RapidJSON reads zero)", "[1e-400]"},
         {"a fraction without digits", "[1.]"},
         {"a fraction without an integer part", "[.5]"},
         {"an exponent without digits", "[1e]"},

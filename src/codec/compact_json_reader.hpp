@@ -10,9 +10,9 @@
 // fast conversion can be one unit in the last place off (a number with more
 // than 15 digits or a decimal exponent past 22), so that a number written
 // back from the DOM reads back the same. It declines
-// what it does not take (a number of more than 64 characters or with a
-// three-digit exponent, an escaped UTF-16 surrogate, any error, a handler
-// that stops), and its caller then parses
+// what it does not take (a number RapidJSON would refuse as too big, or read
+// as infinity, zero or a subnormal, an escaped UTF-16 surrogate, any error, a
+// handler that stops), and its caller then parses
 // the text with RapidJSON, which words every error: the text is never
 // modified here, so it can be parsed again as it came.
 //
@@ -26,8 +26,10 @@
 
 #include "../core/byte_scan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -249,13 +251,18 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // A number, p past it, by JSON's grammar; false where it is broken.
     // integer: neither fraction nor exponent, and value holds it when it fits
     // the 64-bit ranges (else it is read as a double, as RapidJSON reads it).
-    const char* exponent = nullptr;  // the digits of the last number's exponent; nullptr when it has none
+    // What RapidJSON 1.1 refuses as too big beside the grammar, by the last
+    // number scanned: an integer part of too many digits, a positive exponent
+    // past 308 (exactly where depends on its own arithmetic).
+    std::size_t integer_digits = 0;
+    unsigned positive_exponent = 0;  // saturated at 1000
     auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer) {
         const auto digit_at = [&] { return p != end && *p >= '0' && *p <= '9'; };
-        exponent = nullptr;
+        positive_exponent = 0;
         minus = *p == '-';
         if (minus) ++p;
         if (!digit_at()) return false;
+        const char* const digits = p;
         value = static_cast<std::uint64_t>(*p - '0');
         bool fits = true;
         if (*p++ != '0') {
@@ -265,6 +272,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 value = value * 10 + digit;
             }
         }
+        integer_digits = static_cast<std::size_t>(p - digits);
         integer = fits && (!minus || value <= 9223372036854775808ull);
         if (p != end && *p == '.') {
             integer = false;
@@ -275,22 +283,24 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         if (p != end && (*p == 'e' || *p == 'E')) {
             integer = false;
             ++p;
+            const bool negative = p != end && *p == '-';
             if (p != end && (*p == '+' || *p == '-')) ++p;
             if (!digit_at()) return false;
-            exponent = p;
-            while (digit_at()) ++p;
+            for (; digit_at(); ++p) {
+                if (!negative) positive_exponent = std::min(1000u, positive_exponent * 10 + static_cast<unsigned>(*p - '0'));
+            }
         }
         return true;
     };
-    // The double nearest the text from start to p. Only for numbers of at
-    // most 64 characters with an exponent of at most two digits: every one of
-    // them is zero or a normal double, which RapidJSON takes as well; longer
-    // or larger ones (where RapidJSON refuses some, as too big, and reads
-    // others as infinity or zero) are left to it.
+    // The double nearest the text from start to p, for a number RapidJSON
+    // takes as well (an integer part of at most 300 digits, a positive
+    // exponent of at most 308) that is zero or a normal double; the rest
+    // (what RapidJSON refuses, reads as infinity or zero, or as a subnormal)
+    // is left to it.
     auto nearest_double = [&](const char* start, double& d) {
-        if (p - start > 64 || (exponent != nullptr && p - exponent > 2)) return false;
+        if (integer_digits > 300 || positive_exponent > 308) return false;
         const auto [stop, error] = std::from_chars(start, p, d);
-        return error == std::errc() && stop == p;
+        return error == std::errc() && stop == p && (d == 0 || std::abs(d) >= std::numeric_limits<double>::min());
     };
     // An integer by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
     // Int down to -2^31, Int64 beyond; any other number a Double.
