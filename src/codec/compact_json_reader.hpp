@@ -248,14 +248,14 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         p += word.size();
         return true;
     };
-    // A number, p past it, by JSON's grammar; false where it is broken.
-    // integer: neither fraction nor exponent, and value holds it when it fits
-    // the 64-bit ranges (else it is read as a double, as RapidJSON reads it).
     // What RapidJSON 1.1 refuses as too big beside the grammar, by the last
     // number scanned: an integer part of too many digits, a positive exponent
     // past 308 (exactly where depends on its own arithmetic).
     std::size_t integer_digits = 0;
     unsigned positive_exponent = 0;  // saturated at 1000
+    // A number, p past it, by JSON's grammar; false where it is broken.
+    // integer: neither fraction nor exponent, and value holds it when it fits
+    // the 64-bit ranges (else it is read as a double, as RapidJSON reads it).
     auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer) {
         const auto digit_at = [&] { return p != end && *p >= '0' && *p <= '9'; };
         positive_exponent = 0;
