@@ -248,17 +248,18 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         p += word.size();
         return true;
     };
-    // What RapidJSON 1.1 refuses as too big beside the grammar, by the last
-    // number scanned: an integer part of too many digits, a positive exponent
-    // past 308 (exactly where depends on its own arithmetic).
-    std::size_t integer_digits = 0;
-    unsigned positive_exponent = 0;  // saturated at 1000
-    // A number, p past it, by JSON's grammar; false where it is broken.
-    // integer: neither fraction nor exponent, and value holds it when it fits
-    // the 64-bit ranges (else it is read as a double, as RapidJSON reads it).
-    auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer) {
+    // A number, p past it, by JSON's grammar; false where it is broken or
+    // where the reader leaves it to RapidJSON. integer: neither fraction nor
+    // exponent, and value holds it in the 64-bit ranges. Any other number is
+    // read into d as the double nearest its text, when RapidJSON takes it as
+    // well (RapidJSON 1.1 refuses as too big an integer part of too many
+    // digits and a positive exponent past 308, exactly where depending on its
+    // own arithmetic: at most 300 digits and 308 are taken) and it is zero or
+    // a normal double (RapidJSON reads some others as infinity, zero or a
+    // subnormal its own way).
+    auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer, double& d) {
         const auto digit_at = [&] { return p != end && *p >= '0' && *p <= '9'; };
-        positive_exponent = 0;
+        const char* const start = p;
         minus = *p == '-';
         if (minus) ++p;
         if (!digit_at()) return false;
@@ -272,7 +273,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 value = value * 10 + digit;
             }
         }
-        integer_digits = static_cast<std::size_t>(p - digits);
+        const auto integer_digits = static_cast<std::size_t>(p - digits);
         integer = fits && (!minus || value <= 9223372036854775808ull);
         if (p != end && *p == '.') {
             integer = false;
@@ -280,6 +281,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             if (!digit_at()) return false;
             while (digit_at()) ++p;
         }
+        unsigned positive_exponent = 0;  // saturated at 1000
         if (p != end && (*p == 'e' || *p == 'E')) {
             integer = false;
             ++p;
@@ -290,14 +292,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 if (!negative) positive_exponent = std::min(1000u, positive_exponent * 10 + static_cast<unsigned>(*p - '0'));
             }
         }
-        return true;
-    };
-    // The double nearest the text from start to p, for a number RapidJSON
-    // takes as well (an integer part of at most 300 digits, a positive
-    // exponent of at most 308) that is zero or a normal double; the rest
-    // (what RapidJSON refuses, reads as infinity or zero, or as a subnormal)
-    // is left to it.
-    auto nearest_double = [&](const char* start, double& d) {
+        if (integer) return true;
         if (integer_digits > 300 || positive_exponent > 308) return false;
         const auto [stop, error] = std::from_chars(start, p, d);
         return error == std::errc() && stop == p && (d == 0 || std::abs(d) >= std::numeric_limits<double>::min());
@@ -305,15 +300,12 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // An integer by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
     // Int down to -2^31, Int64 beyond; any other number a Double.
     auto read_number = [&] {
-        const char* const start = p;
         bool minus = false;
         bool integer = false;
         std::uint64_t value = 0;
-        if (!scan_number(minus, value, integer)) return false;
-        if (!integer) {
-            double d = 0;
-            return nearest_double(start, d) && handler.Double(d);
-        }
+        double d = 0;
+        if (!scan_number(minus, value, integer, d)) return false;
+        if (!integer) return handler.Double(d);
         if (!minus) {
             if (value <= std::numeric_limits<unsigned>::max()) return handler.Uint(static_cast<unsigned>(value));
             return handler.Uint64(value);
@@ -357,12 +349,11 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                     if (!read_literal("null")) return false;
                     break;
                 default: {
-                    const char* const start = p;
                     bool minus = false;
                     bool integer = false;
                     std::uint64_t value = 0;
                     double d = 0;
-                    if (!scan_number(minus, value, integer) || (!integer && !nearest_double(start, d))) return false;
+                    if (!scan_number(minus, value, integer, d)) return false;
                 }
             }
             if (!opened) {
