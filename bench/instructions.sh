@@ -7,15 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 endpoint=$1 body=$2
 shift 2
+options=("$@")
 count() {
   local out
   out=$(mktemp)
-  valgrind --tool=callgrind --callgrind-out-file="$out" build/bench/review_cost "$endpoint" "$body" --rounds "$1" "$@" >/dev/null 2>&1
+  valgrind --tool=callgrind --callgrind-out-file="$out" build/bench/review_cost "$endpoint" "$body" --rounds "$1" "${options[@]}" >/dev/null 2>&1
   callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
   rm -f "$out"
 }
-small=$(count 100 "$@")
-large=$(count 300 "$@")
+small=$(count 100)
+large=$(count 300)
 bytes=$(stat -c %s "$body")
 per=$(( (large - small) / 200 ))
 echo "$(basename "$body") $bytes bytes: $per instructions per review, $(( per / bytes )) per byte"

@@ -1,6 +1,7 @@
 // Prints what review() alone costs on each body given, with no transport:
 // the part of a request's time that is parsing, the rules and the answer.
-// A measurement, not a test: it prints and never fails.
+// A measurement, not a test: it prints, and fails only on a file it cannot
+// read (exit 2) or an empty answer (exit 1).
 //
 //   build/bench/review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only]
 //
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
     std::printf("%-40s %10s %12s\n", "body", "bytes", "us/review");
     for (const auto& file : files) {
         std::ifstream in(file, std::ios::binary);
+        if (!in) {
+            std::fprintf(stderr, "review_cost: cannot read %s\n", file.c_str());
+            return 2;
+        }
         const std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         std::string copy;
         copy.reserve(body.size() + miw::kReviewBodySlack);
