@@ -12,6 +12,7 @@ WORKDIR /src
 COPY CMakeLists.txt ./
 COPY include include
 COPY src src
+COPY manifests/base/webhooks.yaml manifests/base/
 COPY scripts/collect-runtime.sh scripts/
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIW_BUILD_TESTS=OFF -DMIW_BUILD_BENCH=OFF \
  && cmake --build build -j"$(nproc)" --target model-image-webhook \
