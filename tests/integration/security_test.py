@@ -253,7 +253,9 @@ def shutdown_does_not_wait_for_connections_that_never_asked():
         s.proc.send_signal(signal.SIGTERM)
         code = s.proc.wait(10)
         took = time.time() - start
-        assert code == 0 and took < 1.5, "exit %s after %.2fs with silent connections open (delay 0.5s)" % (code, took)
+        # Well inside --shutdown-timeout 20s: what a connection that never asked is not waited for
+        # (the bound leaves a loaded machine room, not the 20 s).
+        assert code == 0 and took < 5, "exit %s after %.2fs with silent connections open (delay 0.5s, timeout 20s)" % (code, took)
     finally:
         for h in held:
             h.close()
@@ -272,7 +274,7 @@ def a_new_connection_must_ask_within_the_header_deadline():
         except (ssl.SSLError, OSError):
             closed = True
         took = time.time() - start
-        assert closed and 0.8 < took < 2.5, "a silent connection was closed after %.2fs (header deadline 1s)" % took
+        assert closed and 0.8 < took < 5, "a silent connection was closed after %.2fs (header deadline 1s, idle timeout 60s)" % took
         # a header trickled past the deadline is cut too
         t = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1")
         t.settimeout(5)
@@ -282,7 +284,7 @@ def a_new_connection_must_ask_within_the_header_deadline():
             t.recv(1)
         except (ssl.SSLError, OSError):
             pass
-        assert time.time() - start < 2.5
+        assert time.time() - start < 5
         # kept-alive connections still wait for idle-timeout between requests
         conn = s.connection()
         st.Server.post(s, "/validate", st.example("artifact-pinned-create"), conn=conn)
@@ -321,7 +323,7 @@ def handshakes_past_the_cap_wait_for_a_slot():
         resp, data = s.post("/validate", st.example("artifact-pinned-create"))
         took = time.time() - start
         assert resp.status == 200 and st.review_of(data)["allowed"] is True
-        assert 0.5 < took < 2.0, "a handshake past the cap waited %.2fs for the half-open ones' 1s deadline" % took
+        assert 0.5 < took < 4, "a handshake past the cap waited %.2fs for the half-open ones' 1s deadline" % took
         assert s.metric("miw_connections_rejected_total") == 0, "it waited; it was not closed"
         assert st.wait_for(lambda: s.metric("miw_tls_handshake_failures_total") >= 20, 3), "the half-open handshakes timed out"
     finally:
@@ -336,13 +338,17 @@ def request_bodies_in_flight_are_held_to_their_budget():
     try:
         slow = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1")
         slow.sendall(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{")
-        time.sleep(0.3)
-        resp, data = s.post("/validate", st.example("artifact-pinned-create"))
-        assert resp.status == 503 and b"--max-body-bytes-in-flight" in data and resp.getheader("Connection") == "close", (resp.status, data)
+        answers = []
+        # Once the server has read the slow request's header, its body holds the whole budget.
+        assert st.wait_for(lambda: answers.append(s.post("/validate", st.example("artifact-pinned-create"))) or answers[-1][0].status == 503), \
+            [(r.status, d[:200]) for r, d in answers]
+        resp, data = answers[-1]
+        assert b"--max-body-bytes-in-flight" in data and resp.getheader("Connection") == "close", (resp.status, data)
         slow.close()  # the budget is given back when its connection ends
-        time.sleep(0.3)
-        resp, data = s.post("/validate", st.example("artifact-pinned-create"))
-        assert resp.status == 200 and st.review_of(data)["allowed"] is True
+        answers.clear()
+        assert st.wait_for(lambda: answers.append(s.post("/validate", st.example("artifact-pinned-create"))) or answers[-1][0].status == 200), \
+            [(r.status, d[:200]) for r, d in answers]
+        assert st.review_of(answers[-1][1])["allowed"] is True
         for _ in range(5):  # and after every answer
             assert s.post("/validate", st.example("artifact-pinned-create"))[0].status == 200
     finally:
@@ -359,8 +365,9 @@ def a_huge_uid_is_echoed_whole_and_logged_cut():
         review["request"]["name"] = "n" * 4096
         resp, data = s.post("/validate", json.dumps(review).encode())
         assert resp.status == 200 and st.review_of(data)["uid"] == uid, "the uid is echoed whole: that is the wire contract"
-        time.sleep(1.5)  # the log is flushed each second
-        lines = [line for line in s.output().splitlines() if '"admission"' in line]
+        admission_lines = lambda: [line for line in s.output().splitlines() if '"admission"' in line]
+        assert st.wait_for(admission_lines), "no admission line logged (the log is flushed each second)"
+        lines = admission_lines()
         assert lines and max(len(line) for line in lines) < 4096, "an admission log line of %d bytes" % max(len(line) for line in lines)
         assert "(cut, 1048576 bytes)" in lines[-1]
     finally:
