@@ -8,7 +8,9 @@ is left once the attackers have gone. It measures; it never fails.
 
 Phases (counts times --scale): 4,200 half-open TLS handshakes (half a
 ClientHello each); 20 uploads of 7.9 MiB bodies sent slowly; 12 concurrent
-reviews with a 7.9 MiB uid; 5,000 idle TLS connections. Every request loop is
+reviews with a 7.9 MiB uid; 12 concurrent reviews of 7.9 MiB of small values
+("0,0,0,...", which JSON read whole holds in 16 times its size); 5,000 idle TLS
+connections; then all five at once. Every request loop is
 bounded in count and time, on loopback only.
 """
 import json
@@ -97,11 +99,15 @@ def client_hello():
     return outgoing.read()
 
 
-def review_body(uid_bytes=0):
+def review_body(uid_bytes=0, small_values_bytes=0):
     with open(os.path.join(REPO, "examples", "reviews", "artifact-pinned-create.json")) as f:
         review = json.load(f)
     if uid_bytes:
         review["request"]["uid"] = "u" * uid_bytes
+    if small_values_bytes:
+        # "0,0,0,...": a value every two bytes, which a DOM holds in 16 and its parse stack in 16 more.
+        review["request"]["object"]["spec"]["files"] = "values"
+        return json.dumps(review).encode().replace(b'"files": "values"', b'"files": [' + b",".join([b"0"] * (small_values_bytes // 2)) + b"]")
     return json.dumps(review).encode()
 
 
@@ -195,6 +201,18 @@ def huge_uids():
     return "answers: %s" % {s: results.count(s) for s in set(results)}
 
 
+def small_values():
+    count = int(12 * scale)
+    body = review_body(small_values_bytes=int(7.9 * (1 << 20)) - 2000)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(post(body))) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return "answers: %s" % {s: results.count(s) for s in set(results)}
+
+
 def idle_connections():
     count = int(5000 * scale)
     held, closed = [], 0
@@ -221,12 +239,13 @@ print("%-44s          %6.1f MiB" % ("idle, before any client", status_kib("VmRSS
 peaks = [phase("%d half-open TLS handshakes" % int(4200 * scale), half_open_handshakes),
          phase("%d slow 7.9 MiB uploads" % int(20 * scale), slow_uploads),
          phase("%d concurrent reviews with a 7.9 MiB uid" % int(12 * scale), huge_uids),
+         phase("%d concurrent 7.9 MiB bodies of small values" % int(12 * scale), small_values),
          phase("%d idle TLS connections" % int(5000 * scale), idle_connections)]
 
 
 def all_at_once():
     notes = []
-    threads = [threading.Thread(target=lambda f=f: notes.append(f())) for f in (half_open_handshakes, slow_uploads, huge_uids, idle_connections)]
+    threads = [threading.Thread(target=lambda f=f: notes.append(f())) for f in (half_open_handshakes, slow_uploads, huge_uids, small_values, idle_connections)]
     for t in threads:
         t.start()
     for t in threads:
@@ -234,7 +253,7 @@ def all_at_once():
     return "; ".join(notes)
 
 
-peaks.append(phase("all four at once", all_at_once))
+peaks.append(phase("all five at once", all_at_once))
 alive = post(review_body()) == 200
 print("worst peak RSS %.1f MiB (VmHWM %.1f MiB); still answering: %s" % (max(peaks), status_kib("VmHWM") / 1024.0, alive))
 server.terminate()

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -473,6 +474,84 @@ TEST_CASE("the compact reader and RapidJSON give the same answers", "[admission_
                 CHECK(compact.outcome == reference.outcome);
                 CHECK(compact.error == reference.error);
                 CHECK(compact.body == reference.body);
+            }
+        }
+    }
+}
+
+namespace {
+
+// A budget like the server's bytes in flight: what is taken, at most, and what is still out.
+struct CountingMemory final : ReviewMemory {
+    std::size_t limit = static_cast<std::size_t>(-1);
+    std::size_t in_use = 0;
+    std::size_t peak = 0;
+    int reserves = 0;
+    bool reserve(std::size_t bytes) override {
+        ++reserves;
+        if (bytes > limit - in_use) return false;
+        in_use += bytes;
+        peak = std::max(peak, in_use);
+        return true;
+    }
+    void release(std::size_t bytes) override { in_use -= bytes; }
+};
+
+// A Pod review whose object holds `count` small values in one list (a body of
+// about 2 bytes a value, which a DOM holds in 16).
+std::string review_of_small_values(std::size_t count) {
+    std::string list;
+    list.reserve(count * 2);
+    for (std::size_t i = 0; i < count; ++i) list += i == 0 ? "0" : ",0";
+    return envelope(R"({"uid":"u-small","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","object":{"metadata":{"name":"p"},"data":[)" +
+                    list + "]}}");
+}
+
+ReviewResult run_with(std::string body, CountingMemory& memory, JsonReader reader) {
+    ReviewContext context;
+    context.endpoint = Endpoint::mutate;
+    context.policy.apiserver = ApiserverVersion::from_text("v1.35.0");
+    context.memory = &memory;
+    context.json_reader = reader;
+    return review(body, context);
+}
+
+}  // namespace
+
+TEST_CASE("the JSON a review reads takes memory from the budget it is given, and gives it back", "[admission_review]") {
+    for (const JsonReader reader : {JsonReader::compact_first, JsonReader::rapidjson_only}) {
+        DYNAMIC_SECTION((reader == JsonReader::compact_first ? "compact reader" : "RapidJSON alone")) {
+            SECTION("a Pod of ordinary size takes nothing beyond its thread's arena") {
+                CountingMemory memory;
+                const auto r = run_with(review_of_small_values(2000), memory, reader);
+                CHECK(r.outcome == ReviewOutcome::allowed);
+                CHECK(memory.reserves == 0);
+            }
+            SECTION("a large document takes blocks as it grows, all given back") {
+                CountingMemory memory;
+                const auto r = run_with(review_of_small_values(200000), memory, reader);
+                CHECK(r.outcome == ReviewOutcome::allowed);
+                CHECK(r.http_status == 200);
+                CHECK(memory.peak >= 200000 * 16);  // at least its values' 16 bytes each in the DOM
+                CHECK(memory.in_use == 0);
+            }
+            SECTION("a document the budget cannot hold is answered busy, to retry, and nothing stays taken") {
+                CountingMemory memory;
+                memory.limit = 1u << 20;
+                const auto r = run_with(review_of_small_values(200000), memory, reader);
+                CHECK(r.outcome == ReviewOutcome::busy);
+                CHECK(r.http_status == 503);
+                CHECK_THAT(r.body, Catch::Contains("--max-body-bytes-in-flight") && Catch::Contains("retry"));
+                CHECK(memory.peak <= memory.limit);
+                CHECK(memory.in_use == 0);
+            }
+            SECTION("without a budget the same document is read whole") {
+                std::string body = review_of_small_values(200000);
+                ReviewContext context;
+                context.endpoint = Endpoint::mutate;
+                context.policy.apiserver = ApiserverVersion::from_text("v1.35.0");
+                context.json_reader = reader;
+                CHECK(review(body, context).outcome == ReviewOutcome::allowed);
             }
         }
     }

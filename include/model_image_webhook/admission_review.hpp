@@ -7,6 +7,7 @@
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/result.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +25,28 @@ inline constexpr unsigned kMaxJsonDepth = 1000;
 // the compact reader is checked against (tests, fuzzing). Answers are the same.
 enum class JsonReader { compact_first, rapidjson_only };
 
+// The memory a review may take for the JSON it reads, beside its body: the
+// server's budget of bytes in flight (--max-body-bytes-in-flight). A review
+// takes it in blocks as its document grows past what its thread's arena
+// holds, and gives it all back before review() returns; a block refused ends
+// the review as busy. A body of small values ("[0,0,0,...]") is read into 16
+// times its size, so without the budget one 8 MiB body took the server to 147 MiB.
+class ReviewMemory {
+public:
+    virtual bool reserve(std::size_t bytes) = 0;  // false: nothing taken
+    virtual void release(std::size_t bytes) = 0;
+
+protected:
+    ~ReviewMemory() = default;
+};
+
 struct ReviewContext {
     Endpoint endpoint = Endpoint::validate;
     PolicyConfig policy;
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
     JsonReader json_reader = JsonReader::compact_first;
     Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
+    ReviewMemory* memory = nullptr;  // null: no budget (the offline commands)
 };
 
 enum class ReviewOutcome {
@@ -39,6 +56,7 @@ enum class ReviewOutcome {
     bad_request,  // a review-shaped answer with status 400: the uid was readable
     unreadable,  // no review could be formed: a plain HTTP 400
     internal_error,
+    busy,  // the memory budget could not hold the document now: a plain HTTP 503, to retry
 };
 
 std::string_view to_string(ReviewOutcome outcome);

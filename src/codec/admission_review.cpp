@@ -23,6 +23,7 @@ std::string_view to_string(ReviewOutcome outcome) {
         case ReviewOutcome::bad_request: return "bad-request";
         case ReviewOutcome::unreadable: return "unreadable";
         case ReviewOutcome::internal_error: return "internal-error";
+        case ReviewOutcome::busy: return "busy";
     }
     return "internal-error";
 }
@@ -40,6 +41,17 @@ ReviewResult unreadable(std::string message) {
     r.outcome = ReviewOutcome::unreadable;
     r.error = message;
     r.body = std::move(message) + "\n";
+    return r;
+}
+
+// The document needs more memory than the budget holds now: the apiserver's
+// call fails and is retried (or fails the request, by the webhook's
+// failurePolicy), as when the body itself does not fit.
+ReviewResult busy() {
+    ReviewResult r = unreadable("the server is reading as many request bodies as it holds at once (--max-body-bytes-in-flight counts the bodies "
+                                "and the JSON read from them); retry");
+    r.http_status = 503;
+    r.outcome = ReviewOutcome::busy;
     return r;
 }
 
@@ -79,10 +91,15 @@ constexpr std::size_t kParseStackBytes = 16u << 10;
 // else into uid_storage.
 ReviewResult answer(std::string& body, const ReviewContext& context, std::string_view& uid_seen, std::string& uid_storage, std::string& api_version_seen) {
     thread_local const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
+    // Given back after the DOM is freed: declared before it.
+    ParseMemory memory(context.memory);
     rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB doubling.
     Document doc(&pool, kParseStackBytes);
-    if (std::string error = parse_document(body, doc, context.json_reader, UnreadValues::skipped); !error.empty()) return unreadable("the request body cannot be read: " + error);
+    if (std::string error = parse_document(body, doc, context.json_reader, UnreadValues::skipped, &memory); !error.empty()) {
+        if (memory.refused()) return busy();
+        return unreadable("the request body cannot be read: " + error);
+    }
     if (!doc.IsObject()) return unreadable("the request body must be an AdmissionReview object, not " + std::string(to_string(type_of(&doc))));
 
     const Value* request = member(&doc, "request");

@@ -13,12 +13,18 @@ namespace miw::json {
 // loads 16 aligned bytes at a time. Every read stays inside the text.
 //
 // Parses text in place into doc; an error message, or empty.
-std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice, UnreadValues unread) {
+namespace {
+
+const char* const kOverBudget = "it holds more JSON values than the memory at hand can read now";
+
+}  // namespace
+
+std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice, UnreadValues unread, ParseMemory* memory) {
     const std::size_t length = text.size();
     // No need to look at the bytes first: the compact reader declines what it
     // does not take (an escape, a byte outside printable ASCII) where it meets it.
     if (reader_choice == JsonReader::compact_first) {
-        DepthLimitedBuilder compact_builder(doc, unread == UnreadValues::skipped);
+        DepthLimitedBuilder compact_builder(doc, unread == UnreadValues::skipped, memory);
         bool read = false;
         auto generate = [&](Document&) {
             read = read_compact_json<kMaxJsonDepth>(text, compact_builder) == CompactRead::parsed;
@@ -26,11 +32,13 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
         };
         doc.Populate(generate);
         if (read) return {};
-        // Declined: the text is as it came, and RapidJSON reads it and words any error.
+        if (compact_builder.over_budget()) return kOverBudget;
+        // Declined: the text is as it came, and RapidJSON reads it and words any
+        // error. What the first read took stays taken: its values are in the arena until the review ends.
     }
     const bool printable = is_printable_ascii(text);
     text.append(kReviewBodySlack, '\0');
-    DepthLimitedBuilder builder(doc);
+    DepthLimitedBuilder builder(doc, false, memory);
     rapidjson::InsituStringStream stream(text.data());
     rapidjson::ParseResult parsed;
     auto generate = [&](Document&) {
@@ -41,6 +49,7 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
     doc.Populate(generate);
     text.resize(length);  // shrinking keeps the buffer the DOM's strings point into
     if (builder.too_deep()) return "it nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does";
+    if (builder.over_budget()) return kOverBudget;
     if (parsed.IsError()) {
         return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " + std::to_string(parsed.Offset()) + ")";
     }

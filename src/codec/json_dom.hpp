@@ -39,29 +39,61 @@ constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParse
 // Anything else, pretty-printed JSON included, takes the byte-by-byte parse.
 constexpr unsigned kPrintableAsciiParseFlags = kParseFlags & ~rapidjson::kParseValidateEncodingFlag;
 
+// The memory one parse takes from a ReviewMemory budget, given back when
+// this goes (after the Document it was taken for: declare it first).
+class ParseMemory {
+public:
+    explicit ParseMemory(ReviewMemory* budget) : budget_(budget) {}
+    ~ParseMemory() {
+        if (reserved_ > 0) budget_->release(reserved_);
+    }
+    ParseMemory(const ParseMemory&) = delete;
+    ParseMemory& operator=(const ParseMemory&) = delete;
+
+    bool limited() const { return budget_ != nullptr; }
+    bool take(std::size_t bytes) {
+        if (!budget_->reserve(bytes)) {
+            refused_ = true;
+            return false;
+        }
+        reserved_ += bytes;
+        return true;
+    }
+    // A block was refused: the parse stopped for want of memory, not for the text.
+    bool refused() const { return refused_; }
+
+private:
+    ReviewMemory* budget_;
+    std::size_t reserved_ = 0;
+    bool refused_ = false;
+};
+
 // Builds the Document from SAX events, refusing nesting past kMaxJsonDepth
-// so that nothing that walks the tree later can run out of stack.
+// so that nothing that walks the tree later can run out of stack, and, with
+// a ParseMemory, taking memory for what it builds as it builds it.
 class DepthLimitedBuilder {
 public:
     // skip_unread: say to the compact reader which values no rule reads
     // (SkipValue below), so that they are checked but not built.
-    explicit DepthLimitedBuilder(Document& doc, bool skip_unread = false) : doc_(doc), skip_unread_(skip_unread) {}
+    explicit DepthLimitedBuilder(Document& doc, bool skip_unread = false, ParseMemory* memory = nullptr)
+        : doc_(doc), skip_unread_(skip_unread), memory_(memory != nullptr && memory->limited() ? memory : nullptr),
+          values_left_(memory_ != nullptr ? kFreeValues : static_cast<std::size_t>(-1)) {}
 
-    bool Null() { return doc_.Null(); }
-    bool Bool(bool b) { return doc_.Bool(b); }
-    bool Int(int i) { return doc_.Int(i); }
-    bool Uint(unsigned i) { return doc_.Uint(i); }
-    bool Int64(int64_t i) { return doc_.Int64(i); }
-    bool Uint64(uint64_t i) { return doc_.Uint64(i); }
-    bool Double(double d) { return doc_.Double(d); }
-    bool RawNumber(const char* str, SizeType length, bool copy) { return doc_.RawNumber(str, length, copy); }
-    bool String(const char* str, SizeType length, bool copy) { return doc_.String(str, length, copy); }
+    bool Null() { return built() && doc_.Null(); }
+    bool Bool(bool b) { return built() && doc_.Bool(b); }
+    bool Int(int i) { return built() && doc_.Int(i); }
+    bool Uint(unsigned i) { return built() && doc_.Uint(i); }
+    bool Int64(int64_t i) { return built() && doc_.Int64(i); }
+    bool Uint64(uint64_t i) { return built() && doc_.Uint64(i); }
+    bool Double(double d) { return built() && doc_.Double(d); }
+    bool RawNumber(const char* str, SizeType length, bool copy) { return built() && doc_.RawNumber(str, length, copy); }
+    bool String(const char* str, SizeType length, bool copy) { return built() && doc_.String(str, length, copy); }
     __attribute__((always_inline)) bool Key(const char* str, SizeType length, bool copy) {
         if (skip_unread_ && depth_ < kKeyDepth) note_key(std::string_view(str, length));
-        return doc_.Key(str, length, copy);
+        return built() && doc_.Key(str, length, copy);
     }
     __attribute__((always_inline)) bool StartObject() {
-        if (!enter()) return false;
+        if (!built() || !enter()) return false;
         // The object is the value of the key just read: is it metadata, or annotations?
         if (depth_ < kKeyDepth) {
             container_[depth_] = last_key_;
@@ -71,7 +103,7 @@ public:
     }
     bool EndObject(SizeType members) { --depth_; return doc_.EndObject(members); }
     __attribute__((always_inline)) bool StartArray() {
-        if (!enter()) return false;
+        if (!built() || !enter()) return false;
         if (depth_ < kKeyDepth) {
             container_[depth_] = Named::other;
             last_key_ = Named::other;
@@ -87,8 +119,26 @@ public:
     bool SkipValue() const { return skip_; }
 
     bool too_deep() const { return too_deep_; }
+    // The parse stopped because the memory budget refused a block.
+    bool over_budget() const { return over_budget_; }
 
 private:
+    // Each value built (a member's key counts as one) holds 16 bytes in the
+    // DOM and, while its container is open, 16 on the parse stack. The first
+    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks.
+    static constexpr std::size_t kBytesPerValue = 32;
+    static constexpr std::size_t kFreeValues = (256u << 10) / kBytesPerValue;
+    static constexpr std::size_t kBlockValues = (256u << 10) / kBytesPerValue;
+    __attribute__((always_inline)) bool built() { return values_left_-- != 0 || take_block(); }
+    __attribute__((noinline)) bool take_block() {
+        if (memory_->take(kBlockValues * kBytesPerValue)) {
+            values_left_ = kBlockValues - 1;  // this value is the block's first
+            return true;
+        }
+        over_budget_ = true;
+        return false;
+    }
+
     enum class Named : unsigned char { other, metadata, annotations };
 
     // Keys are told apart by length first: most keys are none of the four
@@ -119,6 +169,9 @@ private:
     static constexpr std::string_view kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
     Document& doc_;
     bool skip_unread_ = false;
+    ParseMemory* memory_ = nullptr;  // null: no budget
+    std::size_t values_left_;  // to build before the next block is taken
+    bool over_budget_ = false;
     bool skip_ = false;  // the value of the member just keyed is skipped
     unsigned depth_ = 0;
     bool too_deep_ = false;
@@ -187,7 +240,10 @@ enum class UnreadValues { kept, skipped };
 // kReviewBodySlack NULs more while it is parsed (json_dom.cpp says why).
 // UnreadValues::skipped is for documents the rules read and nothing writes
 // back: reviews and API answers, not manifests.
+// memory: where the DOM's memory is taken from, or null for no budget; when
+// it refuses a block the parse stops, memory->refused() says so, and the
+// error says the document was too large for the memory at hand.
 std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice = JsonReader::compact_first,
-                           UnreadValues unread = UnreadValues::kept);
+                           UnreadValues unread = UnreadValues::kept, ParseMemory* memory = nullptr);
 
 }  // namespace miw::json

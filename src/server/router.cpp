@@ -76,6 +76,7 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     const Endpoint endpoint = at.endpoint;
     ReviewContext context{endpoint, *policy, nullptr};
     context.enforcement = at.mode(state.enforcement);
+    context.memory = state.review_memory;
     // Leave a tenth of the apiserver's timeout for the answer to travel back.
     auto budget = state.node_lookup_timeout;
     if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);

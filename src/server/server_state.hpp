@@ -5,6 +5,7 @@
 #include "metrics.hpp"
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/node_source.hpp"
 
@@ -50,6 +51,7 @@ struct ServerState {
     const DeadlineNodeSource* nodes = nullptr;  // null: no API to ask, every pinned Pod's Node is unknown
     std::chrono::milliseconds node_lookup_timeout{2000};
     Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate
+    ReviewMemory* review_memory = nullptr;  // what reviews take the memory for their JSON from; null: no budget
 
     std::atomic<bool> certificate_loaded{false};
     std::atomic<bool> version_known{false};

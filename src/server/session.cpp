@@ -38,11 +38,11 @@ void SessionRegistry::add(std::weak_ptr<SessionBase> session) {
     sessions_.push_back(std::move(session));
 }
 
-bool ServerContext::reserve_body_bytes(std::size_t bytes) {
-    std::size_t current = body_bytes_in_flight.load(std::memory_order_relaxed);
+bool BytesInFlight::reserve(std::size_t bytes) {
+    std::size_t current = in_flight_.load(std::memory_order_relaxed);
     do {
-        if (bytes > limits.max_body_bytes_in_flight || current > limits.max_body_bytes_in_flight - bytes) return false;
-    } while (!body_bytes_in_flight.compare_exchange_weak(current, current + bytes, std::memory_order_relaxed));
+        if (bytes > limit_ || current > limit_ - bytes) return false;
+    } while (!in_flight_.compare_exchange_weak(current, current + bytes, std::memory_order_relaxed));
     return true;
 }
 
@@ -277,7 +277,7 @@ private:
         // A chunked body counts as the largest it may grow to.
         const std::size_t budget = length ? static_cast<std::size_t>(std::min<std::uint64_t>(*length, context_.limits.max_body_bytes))
                                           : context_.limits.max_body_bytes;
-        if (budget > 0 && !context_.reserve_body_bytes(budget)) {
+        if (budget > 0 && !context_.bytes_in_flight.reserve(budget)) {
             return answer_error(503, "the server is reading as many request bodies as it holds at once (--max-body-bytes-in-flight " +
                                          std::to_string(context_.limits.max_body_bytes_in_flight) + " bytes); retry\n");
         }
@@ -429,7 +429,7 @@ private:
     }
 
     void release_body_budget() {
-        context_.release_body_bytes(body_budget_);
+        context_.bytes_in_flight.release(body_budget_);
         body_budget_ = 0;
     }
 

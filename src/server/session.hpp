@@ -40,6 +40,23 @@ private:
     std::size_t adds_since_sweep_ = 0;
 };
 
+// The bytes of request bodies in flight and of the JSON read from them,
+// capped by --max-body-bytes-in-flight: a session takes a body's length when
+// its header says it, a review takes what its document grows to past its
+// thread's arena (ReviewMemory); each gives its share back when done.
+class BytesInFlight final : public ReviewMemory {
+public:
+    explicit BytesInFlight(std::size_t limit) : limit_(limit) {}
+    // Takes `bytes`; false (and nothing taken) when that would go past the limit.
+    bool reserve(std::size_t bytes) override;
+    void release(std::size_t bytes) override { in_flight_ -= bytes; }
+    std::size_t limit() const { return limit_; }
+
+private:
+    const std::size_t limit_;
+    std::atomic<std::size_t> in_flight_{0};
+};
+
 struct ServerContext {
     ServerState& state;
     ServerLimits limits;
@@ -51,12 +68,7 @@ struct ServerContext {
     // the metrics port is not counted, so a full server can still be scraped.
     std::atomic<std::size_t> admission_connections{0};
     std::atomic<std::size_t> handshakes{0};  // in progress, capped by max_handshakes
-    std::atomic<std::size_t> body_bytes_in_flight{0};  // capped by max_body_bytes_in_flight
-
-    // Takes `bytes` of the body budget; false (and nothing taken) when that
-    // would go past it.
-    bool reserve_body_bytes(std::size_t bytes);
-    void release_body_bytes(std::size_t bytes) { body_bytes_in_flight -= bytes; }
+    BytesInFlight bytes_in_flight{limits.max_body_bytes_in_flight};
 };
 
 // Each connection belongs to one I/O thread's io_context for its whole life
