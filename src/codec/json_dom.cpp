@@ -5,6 +5,12 @@
 
 namespace miw::json {
 
+namespace {
+
+const char* const kOverBudget = "it holds more JSON values than the memory at hand can read now";
+
+}  // namespace
+
 // The text gets kReviewBodySlack NULs more while it is parsed, for two reasons:
 // RapidJSON's UTF-8 validation takes the tail bytes of a multi-byte sequence
 // before it judges them (a lead byte at the very end would read, and write
@@ -13,12 +19,6 @@ namespace miw::json {
 // loads 16 aligned bytes at a time. Every read stays inside the text.
 //
 // Parses text in place into doc; an error message, or empty.
-namespace {
-
-const char* const kOverBudget = "it holds more JSON values than the memory at hand can read now";
-
-}  // namespace
-
 std::string parse_document(std::string& text, Document& doc, JsonReader reader_choice, UnreadValues unread, ParseMemory* memory) {
     const std::size_t length = text.size();
     // No need to look at the bytes first: the compact reader declines what it

@@ -69,7 +69,7 @@ constexpr std::string_view kEndpointLabels[] = {"validate", "mutate"};
 constexpr std::string_view kKindLabels[] = {"ModelArtifact", "Pod", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "LeaderWorkerSet",
                                             "other", ""};
 constexpr std::string_view kOperationLabels[] = {"CREATE", "UPDATE", "DELETE", "CONNECT", ""};
-constexpr std::string_view kVerdictLabels[] = {"allowed", "denied", "would-deny", "bad-request", "unreadable", "internal-error"};
+constexpr std::string_view kVerdictLabels[] = {"allowed", "denied", "would-deny", "bad-request", "unreadable", "busy", "internal-error"};
 constexpr std::string_view kFindingVerdictLabels[] = {"denied", "would-deny"};
 
 template <std::size_t N>

@@ -52,7 +52,7 @@ public:
 
 private:
     static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
-    static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 6;
+    static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 7;
     static constexpr std::size_t kFindingVerdicts = 2;  // denied, would-deny
     // Lock-free on the hot path: one counter per label combination, which
     // the fixed label sets keep small.

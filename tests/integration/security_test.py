@@ -380,8 +380,9 @@ def a_body_of_small_values_is_held_to_the_budget():
         for t in threads:
             t.join(60)
         assert statuses and all(status == 503 and b"--max-body-bytes-in-flight" in data for status, data in statuses), statuses
-        peak = peak_rss_mib(s.proc.pid)
-        assert peak < 64, "three 8 MiB bodies of small values took the server to %.0f MiB" % peak
+        if not os.environ.get("MIW_SANITIZED"):  # the sanitizers' shadow memory and quarantine are no figure
+            peak = peak_rss_mib(s.proc.pid)
+            assert peak < 64, "three 8 MiB bodies of small values took the server to %.0f MiB" % peak
         resp, data = s.post("/mutate", st.example("pod-already-rendered"))
         assert resp.status == 200 and st.review_of(data)["allowed"] is True, "it goes on answering"
     finally:

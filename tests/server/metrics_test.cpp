@@ -12,9 +12,11 @@ TEST_CASE("reviews are counted by their labels, unknown kinds as other", "[metri
     m.observe_review("validate", "ModelArtifact", "CREATE", "denied", 0.0003);
     m.observe_review("validate", "ModelArtifact", "CREATE", "denied", 0.002);
     m.observe_review("mutate", "SomethingNew", "UPDATE", "allowed", 0.5);
+    m.observe_review("mutate", "", "", "busy", 0.001);  // refused for memory before the request was read
     const std::string text = m.render();
     CHECK_THAT(text, Catch::Contains(R"(miw_admission_requests_total{endpoint="validate",kind="ModelArtifact",operation="CREATE",verdict="denied"} 2)"));
     CHECK_THAT(text, Catch::Contains(R"(miw_admission_requests_total{endpoint="mutate",kind="other",operation="UPDATE",verdict="allowed"} 1)"));
+    CHECK_THAT(text, Catch::Contains(R"(verdict="busy"} 1)"));
     CHECK_THAT(text, Catch::Contains("# TYPE miw_admission_requests_total counter"));
 }
 
