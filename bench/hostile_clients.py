@@ -189,9 +189,8 @@ def slow_uploads():
     return "answers before the body was whole: %s" % {s: statuses.count(s) for s in set(statuses)}
 
 
-def huge_uids():
+def concurrent_reviews(body):
     count = int(12 * scale)
-    body = review_body(int(7.9 * (1 << 20)) - 2000)
     results = []
     threads = [threading.Thread(target=lambda: results.append(post(body))) for _ in range(count)]
     for t in threads:
@@ -199,18 +198,14 @@ def huge_uids():
     for t in threads:
         t.join(60)
     return "answers: %s" % {s: results.count(s) for s in set(results)}
+
+
+def huge_uids():
+    return concurrent_reviews(review_body(int(7.9 * (1 << 20)) - 2000))
 
 
 def small_values():
-    count = int(12 * scale)
-    body = review_body(small_values_bytes=int(7.9 * (1 << 20)) - 2000)
-    results = []
-    threads = [threading.Thread(target=lambda: results.append(post(body))) for _ in range(count)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return "answers: %s" % {s: results.count(s) for s in set(results)}
+    return concurrent_reviews(review_body(small_values_bytes=int(7.9 * (1 << 20)) - 2000))
 
 
 def idle_connections():
