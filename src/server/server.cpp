@@ -90,6 +90,8 @@ public:
           drain_timer_(io()),
           signals_(io(), SIGTERM, SIGINT, SIGHUP) {
         for (auto& c : contexts_) workers_.push_back(c.get());
+        // Reviews take the memory for the JSON they read from the bodies' budget.
+        state_.review_memory = &context_.bytes_in_flight;
     }
 
     Status start() {
@@ -116,7 +118,6 @@ public:
         // block moves up (to 32 MiB) after the first large free, and from then
         // on multi-megabyte bodies and answers come from the heap, which is
         // not returned: a fixed threshold keeps every large block mmap'ed.
-        state_.review_memory = &context_.bytes_in_flight;
         mallopt(M_MMAP_THRESHOLD, 256 * 1024);
         mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
         // OpenSSL writes to the sockets itself, with write(): a client that
