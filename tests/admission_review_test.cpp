@@ -498,11 +498,12 @@ struct CountingMemory final : ReviewMemory {
 };
 
 // A Pod review whose object holds `count` small values in one list (a body of
-// about 2 bytes a value, which a DOM holds in 16).
-std::string review_of_small_values(std::size_t count) {
+// about 2 bytes a value, which a DOM holds in 16), then `tail` as its last.
+std::string review_of_small_values(std::size_t count, std::string_view tail = "") {
     std::string list;
-    list.reserve(count * 2);
+    list.reserve(count * 2 + tail.size() + 1);
     for (std::size_t i = 0; i < count; ++i) list += i == 0 ? "0" : ",0";
+    if (!tail.empty()) (list += ',') += tail;
     return envelope(R"({"uid":"u-small","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","object":{"metadata":{"name":"p"},"data":[)" +
                     list + "]}}");
 }
@@ -547,6 +548,20 @@ TEST_CASE("the JSON a review reads takes memory from the budget it is given, and
             }
             SECTION("without a budget the same document is read whole") {
                 CHECK(run_with(review_of_small_values(200000), nullptr, reader).outcome == ReviewOutcome::allowed);
+            }
+            SECTION("a document read twice (the compact reader declines at its last value) is counted twice, its arena once") {
+                // An escaped surrogate pair: the compact reader declines it after
+                // building everything before it, and RapidJSON reads the text again.
+                // 24.75 blocks of values a read: the arena's free part, counted
+                // for each read, would leave a block of the 49.5 uncounted.
+                constexpr std::size_t kValuesPerBlock = (256u << 10) / 32;
+                constexpr std::size_t count = kValuesPerBlock * 24 + kValuesPerBlock * 3 / 4;
+                CountingMemory memory;
+                const auto r = run_with(review_of_small_values(count, R"("\ud83d\ude00")"), &memory, reader);
+                CHECK(r.outcome == ReviewOutcome::allowed);
+                const std::size_t reads = reader == JsonReader::compact_first ? 2 : 1;
+                CHECK(memory.peak + (256u << 10) >= reads * count * 32);
+                CHECK(memory.in_use == 0);
             }
         }
     }

@@ -34,7 +34,9 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
         if (read) return {};
         if (compact_builder.over_budget()) return kOverBudget;
         // Declined: the text is as it came, and RapidJSON reads it and words any
-        // error. What the first read took stays taken: its values are in the arena until the review ends.
+        // error. What the first read took stays taken, and the second goes on
+        // from the free part it left (ParseMemory::free_values): its values are
+        // in the arena until the review ends.
     }
     const bool printable = is_printable_ascii(text);
     text.append(kReviewBodySlack, '\0');

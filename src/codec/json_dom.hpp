@@ -51,6 +51,11 @@ public:
     ParseMemory& operator=(const ParseMemory&) = delete;
 
     bool limited() const { return budget_ != nullptr; }
+    // Values a builder may still add before it takes a block. Kept here, not in
+    // the builder: when the compact reader declines a text partway, what it
+    // built stays in the arena, and RapidJSON's read of the same text goes on
+    // from where the first left the free part, not from a fresh one.
+    std::size_t& free_values() { return free_values_; }
     bool take(std::size_t bytes) {
         if (!budget_->reserve(bytes)) {
             refused_ = true;
@@ -62,9 +67,16 @@ public:
     // A block was refused: the parse stopped for want of memory, not for the text.
     bool refused() const { return refused_; }
 
+    // Each value built (a member's key counts as one) holds 16 bytes in the
+    // DOM and, while its container is open, 16 on the parse stack. The first
+    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks.
+    static constexpr std::size_t kBytesPerValue = 32;
+    static constexpr std::size_t kFreeValues = (256u << 10) / kBytesPerValue;
+
 private:
     ReviewMemory* budget_;
     std::size_t reserved_ = 0;
+    std::size_t free_values_ = kFreeValues;
     bool refused_ = false;
 };
 
@@ -77,7 +89,12 @@ public:
     // (SkipValue below), so that they are checked but not built.
     explicit DepthLimitedBuilder(Document& doc, bool skip_unread = false, ParseMemory* memory = nullptr)
         : doc_(doc), skip_unread_(skip_unread), memory_(memory != nullptr && memory->limited() ? memory : nullptr),
-          values_left_(memory_ != nullptr ? kFreeValues : static_cast<std::size_t>(-1)) {}
+          values_left_(memory_ != nullptr ? memory_->free_values() : static_cast<std::size_t>(-1)) {}
+    ~DepthLimitedBuilder() {
+        if (memory_ != nullptr) memory_->free_values() = values_left_;
+    }
+    DepthLimitedBuilder(const DepthLimitedBuilder&) = delete;
+    DepthLimitedBuilder& operator=(const DepthLimitedBuilder&) = delete;
 
     bool Null() { return built() && doc_.Null(); }
     bool Bool(bool b) { return built() && doc_.Bool(b); }
@@ -123,19 +140,15 @@ public:
     bool over_budget() const { return over_budget_; }
 
 private:
-    // Each value built (a member's key counts as one) holds 16 bytes in the
-    // DOM and, while its container is open, 16 on the parse stack. The first
-    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks.
-    static constexpr std::size_t kBytesPerValue = 32;
-    static constexpr std::size_t kFreeValues = (256u << 10) / kBytesPerValue;
-    static constexpr std::size_t kBlockValues = (256u << 10) / kBytesPerValue;
+    static constexpr std::size_t kBlockValues = (256u << 10) / ParseMemory::kBytesPerValue;
     __attribute__((always_inline)) bool built() { return values_left_-- != 0 || take_block(); }
     __attribute__((noinline)) bool take_block() {
-        if (memory_->take(kBlockValues * kBytesPerValue)) {
+        if (memory_->take(kBlockValues * ParseMemory::kBytesPerValue)) {
             values_left_ = kBlockValues - 1;  // this value is the block's first
             return true;
         }
         over_budget_ = true;
+        values_left_ = 0;  // not the wrapped count: nothing more is free
         return false;
     }
 
