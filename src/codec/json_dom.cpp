@@ -3,7 +3,59 @@
 #include "compact_json_reader.hpp"
 #include "model_image_webhook/text.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+
 namespace miw::json {
+
+namespace {
+
+struct ThreadStackBlock {
+    std::unique_ptr<char[]> bytes;
+    bool in_use = false;
+};
+
+ThreadStackBlock& thread_stack_block() {
+    thread_local ThreadStackBlock block;
+    return block;
+}
+
+}  // namespace
+
+void* WorkStackAllocator::Malloc(std::size_t size) {
+    if (size == 0) return nullptr;
+    ThreadStackBlock& block = thread_stack_block();
+    if (!block.in_use && size <= kBlockBytes) {
+        if (!block.bytes) block.bytes.reset(new char[kBlockBytes]);
+        block.in_use = true;
+        return block.bytes.get();
+    }
+    return std::malloc(size);
+}
+
+void* WorkStackAllocator::Realloc(void* old_block, std::size_t old_size, std::size_t new_size) {
+    if (old_block == nullptr) return Malloc(new_size);
+    if (new_size == 0) {
+        Free(old_block);
+        return nullptr;
+    }
+    ThreadStackBlock& block = thread_stack_block();
+    if (old_block != block.bytes.get()) return std::realloc(old_block, new_size);
+    if (new_size <= kBlockBytes) return old_block;
+    void* grown = std::malloc(new_size);
+    if (grown == nullptr) return nullptr;
+    std::memcpy(grown, old_block, std::min(old_size, new_size));
+    block.in_use = false;
+    return grown;
+}
+
+void WorkStackAllocator::Free(void* old_block) {
+    if (old_block == nullptr) return;
+    ThreadStackBlock& block = thread_stack_block();
+    if (old_block == block.bytes.get()) block.in_use = false;
+    else std::free(old_block);
+}
 
 namespace {
 

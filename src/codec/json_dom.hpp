@@ -27,10 +27,24 @@
 
 namespace miw::json {
 
-using rapidjson::Document;
+// RapidJSON's work stacks (the parser's, the writer's) as a RapidJSON
+// StackAllocator: the first block, up to kBlockBytes, is the calling
+// thread's own and kept between uses, so that an ordinary review's parse
+// and answer take no heap memory for them; a stack that outgrows it, or a
+// second one on the thread while the first is in use, comes from the heap.
+class WorkStackAllocator {
+public:
+    static constexpr std::size_t kBlockBytes = 16u << 10;
+    static const bool kNeedFree = true;
+    void* Malloc(std::size_t size);
+    void* Realloc(void* block, std::size_t old_size, std::size_t new_size);
+    static void Free(void* block);
+};
+
+using Document = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, WorkStackAllocator>;
 using rapidjson::SizeType;
 using rapidjson::Value;
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, WorkStackAllocator>;
 
 constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 // Printable ASCII (what the apiserver sends: compact JSON, non-ASCII escaped
