@@ -63,7 +63,7 @@ std::string_view to_string(ReviewOutcome outcome);
 
 struct ReviewResult {
     int http_status = 200;
-    std::string content_type = "application/json";
+    std::string_view content_type = "application/json";  // always a literal
     std::string body;
     ReviewOutcome outcome = ReviewOutcome::allowed;
     std::string error;  // one line, for bad_request, unreadable and internal_error

@@ -505,6 +505,7 @@ std::optional<RequestError> read_request(const Value* request, Endpoint endpoint
         const Path user_path{nullptr, "request.userInfo"};
         if (auto e = optional_string(user, "username", user_path, req.user.username)) return e;
         if (const Value* groups = member(user, "groups"); groups != nullptr && groups->IsArray()) {
+            req.user.groups.reserve(groups->Size());
             for (const Value& g : groups->GetArray()) {
                 if (g.IsString()) req.user.groups.push_back(view(g));
             }

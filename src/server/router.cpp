@@ -58,9 +58,10 @@ namespace {
 bool is_json(std::string_view content_type) {
     std::string_view media = content_type.substr(0, content_type.find(';'));
     while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
-    std::string lower(media);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower == "application/json";
+    constexpr std::string_view kJson = "application/json";
+    return media.size() == kJson.size() && std::equal(media.begin(), media.end(), kJson.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == b;
+           });
 }
 
 HttpAnswer plain(int status, std::string body, std::string allow = {}) {

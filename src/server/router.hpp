@@ -14,7 +14,7 @@ namespace miw::server {
 
 struct HttpAnswer {
     int status = 200;
-    std::string content_type = "text/plain; charset=utf-8";
+    std::string_view content_type = "text/plain; charset=utf-8";  // always a literal
     std::string body;
     std::string allow;  // the Allow header of a 405
 };

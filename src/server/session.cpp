@@ -403,9 +403,17 @@ private:
 
     // The answer's head is written here rather than by Beast's serializer: it
     // has at most five fields, known in advance, and goes out with the body in
-    // one write (one TLS record for a small answer).
+    // one write (one TLS record for a small answer). A body that fits in a
+    // record is copied after the head, into the one string allocated for both;
+    // a larger one is written where it lies.
+    static constexpr std::size_t kHeadRoom = 256;
+    static constexpr std::size_t kCopiedBodyBytes = 16u << 10;
     void write(HttpAnswer a, bool keep_alive, bool head) {
-        head_ = "HTTP/1.1 ";
+        if (head) a.body.clear();
+        const bool one_piece = a.body.size() <= kCopiedBodyBytes;
+        head_.clear();
+        head_.reserve(kHeadRoom + (one_piece ? a.body.size() : 0));
+        head_ += "HTTP/1.1 ";
         char digits[24];
         head_.append(digits, std::to_chars(digits, digits + sizeof digits, a.status).ptr);
         head_ += ' ';
@@ -421,8 +429,8 @@ private:
         head_ += "\r\nContent-Length: ";
         head_.append(digits, std::to_chars(digits, digits + sizeof digits, a.body.size()).ptr);
         head_ += "\r\n\r\n";
-        if (head) a.body.clear();
-        answer_body_ = std::move(a.body);
+        if (one_piece) head_ += a.body;
+        else answer_body_ = std::move(a.body);
         lowest().expires_after(context_.limits.write_timeout);
         const std::array<net::const_buffer, 2> answer = {net::buffer(head_), net::buffer(answer_body_)};
         net::async_write(stream_, answer, beast::bind_front_handler(&Session::on_write, this->shared_from_this(), keep_alive));
@@ -464,8 +472,8 @@ private:
     beast::flat_buffer buffer_;
     std::optional<http::request_parser<RequestBody>> parser_;
     http::request<RequestBody> request_;
-    std::string head_;  // the answer being written: its head, then its body
-    std::string answer_body_;
+    std::string head_;  // the answer being written: its head, and its body when that is small
+    std::string answer_body_;  // a large answer's body
     std::chrono::steady_clock::time_point received_;
     std::uint64_t requests_served_ = 0;
     const std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
