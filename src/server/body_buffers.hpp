@@ -1,9 +1,11 @@
-// The strings large request bodies are read into, kept for the next ones.
-// Past the mmap threshold (server.cpp) each body's string was mapped, faulted
-// in page by page and unmapped again: about 80 page faults for a 300 KB Pod,
-// and with many connections many bodies are read at once. What is kept is
-// bounded (kMaxKeptBytes for each I/O thread, docs/operations.md); smaller
-// bodies come from the heap, which reuses its memory anyway. No Boost here.
+// The strings request bodies are read into, kept for the next ones. Past the
+// mmap threshold (server.cpp) each large body's string was mapped, faulted in
+// page by page and unmapped again: about 80 page faults for a 300 KB Pod, and
+// with many connections many bodies are read at once. Below it, a body of a
+// few KiB is too large for malloc's per-thread caches and cost a search of
+// its bins and a merge on free, every request. What is kept is bounded
+// (kMaxKeptBytes and kMaxKept for each I/O thread, docs/operations.md); bodies
+// under kMinKeptBytes come from malloc's caches. No Boost here.
 #pragma once
 
 #include <cstddef>
@@ -14,12 +16,15 @@ namespace miw::server {
 
 class BodyBuffers {
 public:
-    static constexpr std::size_t kLargeBodyBytes = 128u << 10;
+    static constexpr std::size_t kMinKeptBytes = 1u << 10;
     static constexpr std::size_t kMaxKeptBytes = 4u << 20;
+    static constexpr std::size_t kMaxKept = 32;
 
-    // Room for `bytes` in body (empty): a kept string when one is large enough.
+    // Room for `bytes` in body (empty): the smallest kept string large enough,
+    // when there is one.
     void reserve(std::string& body, std::size_t bytes);
-    // Takes body's string for a later body when it is large and there is room.
+    // Takes body's string for a later body when it is large enough to be
+    // worth keeping and there is room.
     void keep(std::string& body);
 
     std::size_t kept_bytes() const { return kept_bytes_; }

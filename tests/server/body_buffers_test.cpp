@@ -1,4 +1,4 @@
-// The strings large request bodies are read into, reused and bounded.
+// The strings request bodies are read into, reused and bounded.
 #include "../../src/server/body_buffers.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,7 +10,8 @@ using namespace miw::server;
 
 namespace {
 
-constexpr std::size_t kLarge = BodyBuffers::kLargeBodyBytes;
+constexpr std::size_t kLarge = 128u << 10;  // a body past the mmap threshold's half
+constexpr std::size_t kSmall = 2u << 10;    // a ModelArtifact review
 
 std::string body_of(std::size_t capacity) {
     std::string s;
@@ -21,7 +22,7 @@ std::string body_of(std::size_t capacity) {
 
 }  // namespace
 
-TEST_CASE("a large body's string is reused by the next body it fits", "[body_buffers]") {
+TEST_CASE("a body's string is reused by the next body it fits", "[body_buffers]") {
     struct Case {
         const char* name;
         std::size_t kept;  // capacity of the string kept after the first body
@@ -29,20 +30,22 @@ TEST_CASE("a large body's string is reused by the next body it fits", "[body_buf
         bool reused;
     };
     const Case cases[] = {
-        {"a body of the same size", 3 * kLarge, 3 * kLarge, true},
+        {"a large body of the same size", 3 * kLarge, 3 * kLarge, true},
         {"a smaller large body", 3 * kLarge, kLarge, true},
         {"a body larger than what was kept", 3 * kLarge, 4 * kLarge, false},
-        {"a small body (the heap serves it)", 3 * kLarge, kLarge - 1, false},
+        {"a small body of the same size", kSmall, kSmall, true},
+        {"a small body after a large one", 3 * kLarge, kSmall, true},
+        {"a body one byte larger than a small one kept", kSmall, kSmall + 1, false},
     };
     for (const Case& c : cases) {
         DYNAMIC_SECTION(c.name) {
             BodyBuffers buffers;
             std::string first = body_of(c.kept);
             const char* const memory = first.data();
+            const std::size_t capacity = first.capacity();
             buffers.keep(first);
             REQUIRE(buffers.kept_count() == 1);
-            const std::size_t kept_bytes = buffers.kept_bytes();
-            CHECK(kept_bytes >= c.kept);
+            CHECK(buffers.kept_bytes() == capacity);
             CHECK(first.empty());
             std::string next;
             buffers.reserve(next, c.next);
@@ -50,31 +53,64 @@ TEST_CASE("a large body's string is reused by the next body it fits", "[body_buf
             CHECK(next.empty());  // nothing of the earlier body is left in it
             CHECK((next.data() == memory) == c.reused);
             CHECK(buffers.kept_count() == (c.reused ? 0u : 1u));
-            CHECK(buffers.kept_bytes() == (c.reused ? 0u : kept_bytes));
+            CHECK(buffers.kept_bytes() == (c.reused ? 0u : capacity));
         }
     }
 }
 
-TEST_CASE("what is kept stays within its bound", "[body_buffers]") {
+TEST_CASE("the kept string that fits most closely is the one taken", "[body_buffers]") {
     BodyBuffers buffers;
-    std::string small = body_of(kLarge / 2);
+    std::string large = body_of(3 * kLarge);
+    std::string small = body_of(kSmall);
+    std::string middle = body_of(kLarge);
+    const char* const small_memory = small.data();
+    const char* const middle_memory = middle.data();
+    buffers.keep(large);
     buffers.keep(small);
-    CHECK(buffers.kept_count() == 0);  // small strings are not kept
-    CHECK(small.size() == 100);
-    std::size_t offered = 0;
-    for (int i = 0; i < 64; ++i) {
-        std::string body = body_of(kLarge * 3);
-        offered += body.capacity();
-        buffers.keep(body);
-        CHECK(buffers.kept_bytes() <= BodyBuffers::kMaxKeptBytes);
+    buffers.keep(middle);
+    REQUIRE(buffers.kept_count() == 3);
+    std::string a;
+    buffers.reserve(a, kSmall / 2);
+    CHECK(a.data() == small_memory);
+    std::string b;
+    buffers.reserve(b, kSmall + 1);
+    CHECK(b.data() == middle_memory);
+    CHECK(buffers.kept_count() == 1);
+}
+
+TEST_CASE("what is kept stays within its bounds", "[body_buffers]") {
+    SECTION("strings malloc's own caches serve are not kept") {
+        BodyBuffers buffers;
+        std::string tiny = body_of(BodyBuffers::kMinKeptBytes / 2);
+        buffers.keep(tiny);
+        CHECK(buffers.kept_count() == 0);
+        CHECK(tiny.size() == 100);  // left with its owner
     }
-    CHECK(offered > BodyBuffers::kMaxKeptBytes);
-    CHECK(buffers.kept_bytes() > BodyBuffers::kMaxKeptBytes - kLarge * 3);  // filled up to the bound
-    const std::size_t count = buffers.kept_count();
-    std::string taken;
-    buffers.reserve(taken, kLarge * 2);
-    CHECK(buffers.kept_count() == count - 1);
-    CHECK(buffers.kept_bytes() <= BodyBuffers::kMaxKeptBytes - taken.capacity());
+    SECTION("bytes") {
+        BodyBuffers buffers;
+        std::size_t offered = 0;
+        for (int i = 0; i < 64; ++i) {
+            std::string body = body_of(kLarge * 3);
+            offered += body.capacity();
+            buffers.keep(body);
+            CHECK(buffers.kept_bytes() <= BodyBuffers::kMaxKeptBytes);
+        }
+        CHECK(offered > BodyBuffers::kMaxKeptBytes);
+        CHECK(buffers.kept_bytes() > BodyBuffers::kMaxKeptBytes - kLarge * 3);  // filled up to the bound
+        const std::size_t count = buffers.kept_count();
+        std::string taken;
+        buffers.reserve(taken, kLarge * 2);
+        CHECK(buffers.kept_count() == count - 1);
+        CHECK(buffers.kept_bytes() <= BodyBuffers::kMaxKeptBytes - taken.capacity());
+    }
+    SECTION("strings") {
+        BodyBuffers buffers;
+        for (std::size_t i = 0; i < 2 * BodyBuffers::kMaxKept; ++i) {
+            std::string body = body_of(kSmall);
+            buffers.keep(body);
+        }
+        CHECK(buffers.kept_count() == BodyBuffers::kMaxKept);
+    }
 }
 
 TEST_CASE("each thread keeps its own", "[body_buffers]") {
