@@ -27,11 +27,11 @@
 
 namespace miw::json {
 
-// RapidJSON's work stacks (the parser's, the writer's) as a RapidJSON
-// StackAllocator: the first block, up to kBlockBytes, is the calling
-// thread's own and kept between uses, so that an ordinary review's parse
-// and answer take no heap memory for them; a stack that outgrows it, or a
-// second one on the thread while the first is in use, comes from the heap.
+// RapidJSON's parse stack as a RapidJSON StackAllocator: the first block, up
+// to kBlockBytes, is the calling thread's own and kept between parses, so
+// that an ordinary review's parse takes no heap memory for it; a stack that
+// outgrows it, or a second one on the thread while the first is in use,
+// comes from the heap.
 class WorkStackAllocator {
 public:
     static constexpr std::size_t kBlockBytes = 16u << 10;
@@ -44,7 +44,9 @@ public:
 using Document = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, WorkStackAllocator>;
 using rapidjson::SizeType;
 using rapidjson::Value;
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, WorkStackAllocator>;
+// RapidJSON's own default: its SSE2 scan of a string's unescaped run is
+// written for exactly this Writer<StringBuffer>.
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 // Printable ASCII (what the apiserver sends: compact JSON, non-ASCII escaped
