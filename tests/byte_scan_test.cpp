@@ -57,6 +57,25 @@ TEST_CASE("the reference scans agree with a byte-by-byte test for every byte val
     }
 }
 
+TEST_CASE("the digest scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
+    const auto lower_hex = [](unsigned char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+    const auto any_hex = [&](unsigned char c) { return lower_hex(c) || (c >= 'A' && c <= 'F'); };
+    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 64u, 70u, 128u}) {
+        for (unsigned value = 0; value < 256; ++value) {
+            for (std::size_t at = 0; at < std::max<std::size_t>(length, 1); ++at) {
+                std::string text(length, '7');
+                if (length > 0) text[at] = static_cast<char>(value);
+                const char* const begin = text.data();
+                const char* const end = begin + text.size();
+                const bool placed = length > 0;
+                INFO("length " << length << ", byte " << value << " at " << at);
+                CHECK(static_cast<std::size_t>(find_non_hex<true>(begin, end) - begin) == (placed && !lower_hex(static_cast<unsigned char>(value)) ? at : length));
+                CHECK(static_cast<std::size_t>(find_non_hex<false>(begin, end) - begin) == (placed && !any_hex(static_cast<unsigned char>(value)) ? at : length));
+            }
+        }
+    }
+}
+
 TEST_CASE("the string scans stop at the first of two stops, in one block or across blocks", "[byte_scan]") {
     struct Case {
         const char* name;

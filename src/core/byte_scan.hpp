@@ -126,4 +126,24 @@ inline const char* find_outside(const char* p, const char* end) {
     return first_byte(p, end, [](unsigned char c) { return c < Lo || c > Hi; });
 }
 
+// The first byte at or after p that is no hex digit (with LowercaseOnly, no
+// digit or a-f); end when there is none. A digest's 64 or 128 digits in four
+// or eight blocks.
+template <bool LowercaseOnly>
+inline const char* find_non_hex(const char* p, const char* end) {
+#if defined(__SSE2__)
+    const char* const hit = find_in_blocks(p, end, [](__m128i v) {
+        // Signed compares: 0x80 and up are negative, so outside every range.
+        const auto outside = [v](char lo, char hi) { return _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(lo)), _mm_cmpgt_epi8(v, _mm_set1_epi8(hi))); };
+        __m128i non_hex = _mm_and_si128(outside('0', '9'), outside('a', 'f'));
+        if constexpr (!LowercaseOnly) non_hex = _mm_and_si128(non_hex, outside('A', 'F'));
+        return non_hex;
+    });
+    if (hit != nullptr) return hit;
+#endif
+    return first_byte(p, end, [](unsigned char c) {
+        return !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (!LowercaseOnly && c >= 'A' && c <= 'F'));
+    });
+}
+
 }  // namespace miw::byte_scan

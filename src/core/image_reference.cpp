@@ -189,11 +189,9 @@ std::optional<ReferenceParse> check_digest(std::string_view digest, std::size_t 
         component_start = c == '-' || c == '_' || c == '+' || c == '.';
     }
     if (component_start) return fail(ReferencePart::digest, base + alg.size() - 1, "digest algorithm ends with a separator" + at_char(base + alg.size() - 1));
-    for (std::size_t i = 0; i < hex.size(); ++i) {
-        if (!is_hex(hex[i])) {
-            const std::size_t at = base + colon + 1 + i;
-            return fail(ReferencePart::digest, at, "character '" + std::string(1, hex[i]) + "'" + at_char(at) + " is not a hex digit in the digest");
-        }
+    if (const char* bad = byte_scan::find_non_hex<false>(hex.data(), hex.data() + hex.size()); bad != hex.data() + hex.size()) {
+        const std::size_t at = base + colon + 1 + static_cast<std::size_t>(bad - hex.data());
+        return fail(ReferencePart::digest, at, "character '" + std::string(1, *bad) + "'" + at_char(at) + " is not a hex digit in the digest");
     }
     if (hex.size() < 32) {
         return fail(ReferencePart::digest, base + colon + 1, "digest has " + std::to_string(hex.size()) + " hex digits; at least 32 are required");

@@ -44,12 +44,7 @@ std::size_t first_pattern_character(std::string_view ref) {
     return find_pattern_character(ref, from);
 }
 
-bool lowercase_hex(std::string_view hex) {
-    for (char c : hex) {
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
-}
+bool lowercase_hex(std::string_view hex) { return byte_scan::find_non_hex<true>(hex.data(), hex.data() + hex.size()) == hex.data() + hex.size(); }
 
 PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorithms& algorithms) {
     const std::string_view alg = ref.digest_algorithm;
