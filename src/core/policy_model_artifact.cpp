@@ -15,24 +15,25 @@ constexpr const char* kAlternatives =
     "use a huggingFace or modelScope hub source or a persistentVolumeClaim source instead, or upgrade the cluster to 1.35 or newer";
 
 void check_source_members(const ModelArtifactView& view, std::vector<FieldError>& errors) {
-    const std::string members = join(kSourceMembers, std::size(kSourceMembers), ", ");
+    // Worded only for a refusal: a valid artifact is the common case.
+    const auto members = [] { return join(kSourceMembers, std::size(kSourceMembers), ", "); };
     if (view.spec != JsonType::object && view.spec != JsonType::absent && view.spec != JsonType::null) {
         errors.push_back(field_required("spec", "spec must be an object holding source, not " + std::string(to_string(view.spec)), kSourceExactlyOne));
         return;
     }
     if (view.source != JsonType::object) {
-        std::string why = "spec.source must hold exactly one of " + members;
+        std::string why = "spec.source must hold exactly one of " + members();
         if (view.source != JsonType::absent && view.source != JsonType::null) why += "; it is " + std::string(to_string(view.source));
         errors.push_back(field_required("spec.source", why, kSourceExactlyOne));
         return;
     }
     if (view.sources_present.size() == 1) return;
     if (view.sources_present.empty()) {
-        errors.push_back(field_required("spec.source", "exactly one of " + members + " is required; found none", kSourceExactlyOne));
+        errors.push_back(field_required("spec.source", "exactly one of " + members() + " is required; found none", kSourceExactlyOne));
         return;
     }
     errors.push_back(field_forbidden("spec.source",
-                                     "exactly one of " + members + " is allowed; found " +
+                                     "exactly one of " + members() + " is allowed; found " +
                                          join(view.sources_present.data(), view.sources_present.size(), ", ") + ": keep one source and remove the others",
                                      kSourceExactlyOne));
 }
