@@ -94,8 +94,10 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
     // Given back after the DOM is freed: declared before it.
     ParseMemory memory(context.memory);
     rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
-    // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB doubling.
-    Document doc(&pool, kParseStackBytes);
+    // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB
+    // doubling; its allocator is given, or RapidJSON news one for each Document.
+    WorkStackAllocator stack_allocator;
+    Document doc(&pool, kParseStackBytes, &stack_allocator);
     if (std::string error = parse_document(body, doc, context.json_reader, UnreadValues::skipped, &memory); !error.empty()) {
         if (memory.refused()) return busy();
         return unreadable("the request body cannot be read: " + error);
