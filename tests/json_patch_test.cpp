@@ -32,6 +32,26 @@ TEST_CASE("JSON strings are escaped", "[json_patch]") {
     CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
 }
 
+TEST_CASE("a JSON string written into room made for it is the one appended, for every byte at every offset", "[json_patch]") {
+    for (std::size_t length : {1u, 15u, 16u, 17u, 40u}) {
+        for (unsigned value = 0; value < 256; ++value) {
+            for (std::size_t at = 0; at < length; ++at) {
+                std::string text(length, 'k');
+                text[at] = static_cast<char>(value);
+                INFO("length " << length << ", byte " << value << " at " << at);
+                std::string room(json_string_room(text), '\0');
+                const char* const end = write_json_string(room.data(), text);
+                REQUIRE(end <= room.data() + room.size());
+                CHECK(std::string_view(room.data(), static_cast<std::size_t>(end - room.data())) == json_string(text));
+            }
+        }
+    }
+    // The worst case fills its room exactly: every byte a control character.
+    const std::string controls(10, '\x01');
+    std::string room(json_string_room(controls), '\0');
+    CHECK(write_json_string(room.data(), controls) == room.data() + room.size());
+}
+
 TEST_CASE("patches keep the order the operations were given in", "[json_patch]") {
     JsonPatch patch;
     CHECK(patch.empty());

@@ -13,6 +13,10 @@ namespace miw {
 // A JSON string literal: quoted, with '"', '\\' and control characters escaped.
 std::string json_string(std::string_view text);
 void append_json_string(std::string& out, std::string_view text);
+// The same literal written at out, which has room for json_string_room(text)
+// bytes; returns the end of what was written.
+char* write_json_string(char* out, std::string_view text);
+constexpr std::size_t json_string_room(std::string_view text) { return 2 + 6 * text.size(); }
 
 // One reference token of a JSON Pointer (RFC 6901): '~' as "~0", '/' as "~1".
 std::string pointer_token(std::string_view key);

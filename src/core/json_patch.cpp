@@ -4,36 +4,65 @@
 
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <cstring>
 
 namespace miw {
 
+namespace {
+
+// The escape of a byte escape_stop stops at ('"', '\\' or a control
+// character), written at out; its length.
+std::size_t write_escape(unsigned char c, char* out) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out[0] = '\\';
+    switch (c) {
+        case '"': out[1] = '"'; return 2;
+        case '\\': out[1] = '\\'; return 2;
+        case '\n': out[1] = 'n'; return 2;
+        case '\r': out[1] = 'r'; return 2;
+        case '\t': out[1] = 't'; return 2;
+        default:  // the other control characters, below 0x20
+            out[1] = 'u';
+            out[2] = '0';
+            out[3] = '0';
+            out[4] = kHex[c >> 4];
+            out[5] = kHex[c & 0xf];
+            return 6;
+    }
+}
+
+}  // namespace
+
+char* write_json_string(char* out, std::string_view text) {
+    *out++ = '"';
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    for (;;) {
+        const char* const stop = byte_scan::escape_stop(p, end);
+        std::memcpy(out, p, static_cast<std::size_t>(stop - p));
+        out += stop - p;
+        if (stop == end) break;
+        out += write_escape(static_cast<unsigned char>(*stop), out);
+        p = stop + 1;
+    }
+    *out++ = '"';
+    return out;
+}
+
+// Appended piece by piece rather than into room made for the worst case:
+// growing a string fills the new room, six bytes for each one of the text.
 void append_json_string(std::string& out, std::string_view text) {
-    using namespace byte_scan;
     out += '"';
     const char* p = text.data();
     const char* const end = p + text.size();
-    const char* clean = p;  // start of the run that needs no escape
     for (;;) {
-        p = escape_stop(p, end);
-        if (p == end) break;
-        out.append(clean, static_cast<std::size_t>(p - clean));
-        switch (*p) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default: {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(*p)));
-                out += buf;
-            }
-        }
-        clean = ++p;
+        const char* const stop = byte_scan::escape_stop(p, end);
+        out.append(p, static_cast<std::size_t>(stop - p));
+        if (stop == end) break;
+        char escape[6];
+        out.append(escape, write_escape(static_cast<unsigned char>(*stop), escape));
+        p = stop + 1;
     }
-    out.append(clean, static_cast<std::size_t>(end - clean));
     out += '"';
 }
 

@@ -3,9 +3,11 @@
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/text.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 namespace miw::server {
@@ -14,9 +16,10 @@ namespace {
 
 constexpr std::size_t kFlushAt = 64 * 1024;
 
-// "2026-11-30T01:02:03.456Z": the part up to the seconds is formatted once a
-// second per thread.
-void append_timestamp(std::string& out) {
+// "2026-11-30T01:02:03.456Z" (24 bytes): the part up to the seconds is
+// formatted once a second per thread.
+constexpr std::size_t kTimestampBytes = 24;
+char* write_timestamp(char* out) {
     const auto now = std::chrono::system_clock::now();
     const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
     const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
@@ -29,39 +32,47 @@ void append_timestamp(std::string& out) {
                       utc.tm_hour % 100, utc.tm_min % 100, utc.tm_sec % 100);
         cached_second = seconds;
     }
+    std::memcpy(out, cached, 19);
+    out += 19;
     const char ms[] = {'.', static_cast<char>('0' + millis / 100), static_cast<char>('0' + millis / 10 % 10), static_cast<char>('0' + millis % 10), 'Z'};
-    out += cached;
-    out.append(ms, sizeof ms);
+    std::memcpy(out, ms, sizeof ms);
+    return out + sizeof ms;
 }
 
 // Past this a string value is cut: the uid and name of a request are the
 // client's to choose, and a 7 MiB uid must not become a 7 MiB log line.
 constexpr std::size_t kMaxLoggedString = 512;
+// What a cut string ends with: "...(cut, <up to 20 digits> bytes)".
+constexpr std::size_t kCutSuffixBytes = 40;
+// A number as to_chars writes it: a long long, or a double fixed to three decimals.
+constexpr std::size_t kNumberBytes = 48;
 
-void append_value(std::string& out, const Log::Value& value) {
-    if (const auto* s = std::get_if<std::string_view>(&value)) {
-        if (s->size() <= kMaxLoggedString) append_json_string(out, *s);
-        else append_json_string(out, cut_with_length(*s, kMaxLoggedString));
-    } else if (const auto* i = std::get_if<long long>(&value)) {
-        char buf[24];
-        out.append(buf, std::to_chars(buf, buf + sizeof buf, *i).ptr);
-    } else if (const auto* d = std::get_if<double>(&value)) {
-        // to_chars, not printf: this runs for every admission.
-        char buf[48];
-        const auto written = std::to_chars(buf, buf + sizeof buf, *d, std::chars_format::fixed, 3);
-        if (written.ec == std::errc()) out.append(buf, written.ptr);
-        else out += "null";
-    } else {
-        out += std::get<bool>(value) ? "true" : "false";
-    }
+// The longest line whose buffer a thread keeps for the next.
+constexpr std::size_t kKeptLineBytes = 16u << 10;
+
+char* put(char* out, std::string_view text) {
+    std::memcpy(out, text.data(), text.size());
+    return out + text.size();
 }
 
-// A key is one of this program's own names ("uid", "latencyMs"): written
-// as it is, without the escaping that values get.
-void append_key(std::string& out, std::string_view key) {
-    out += ",\"";
-    out += key;
-    out += "\":";
+// The bytes a value may take written, at most.
+std::size_t value_room(const Log::Value& value) {
+    if (const auto* s = std::get_if<std::string_view>(&value)) return 2 + 6 * (std::min(s->size(), kMaxLoggedString) + kCutSuffixBytes);
+    return kNumberBytes;
+}
+
+char* write_value(char* out, const Log::Value& value) {
+    if (const auto* s = std::get_if<std::string_view>(&value)) {
+        if (s->size() <= kMaxLoggedString) return write_json_string(out, *s);
+        return write_json_string(out, cut_with_length(*s, kMaxLoggedString));
+    }
+    if (const auto* i = std::get_if<long long>(&value)) return std::to_chars(out, out + kNumberBytes, *i).ptr;
+    if (const auto* d = std::get_if<double>(&value)) {
+        // to_chars, not printf: this runs for every admission.
+        const auto written = std::to_chars(out, out + kNumberBytes, *d, std::chars_format::fixed, 3);
+        return written.ec == std::errc() ? written.ptr : put(out, "null");
+    }
+    return put(out, std::get<bool>(value) ? "true" : "false");
 }
 
 }  // namespace
@@ -107,21 +118,33 @@ std::uint64_t Log::dropped() const {
 }
 
 void Log::write(std::string_view level, std::string_view message, std::initializer_list<Field> fields) {
-    // Built in a buffer each thread keeps, not one allocated per line.
-    thread_local std::string line;
-    line.clear();
-    line += "{\"time\":\"";
-    append_timestamp(line);
-    line += '"';
-    append_key(line, "level");
-    append_json_string(line, level);
-    append_key(line, "msg");
-    append_json_string(line, message);
+    // Written into a buffer each thread keeps, sized first for the longest the
+    // line could be, so that each piece is copied without a check or a call
+    // to grow. A key is one of this program's own names ("uid", "latencyMs"):
+    // written as it is, without the escaping that values get.
+    std::size_t room = 64 + kTimestampBytes + json_string_room(level) + json_string_room(message);
+    for (const auto& [key, value] : fields) room += key.size() + 4 + value_room(value);
+    // The thread's buffer grows to the longest ordinary line; a longer one
+    // (an error with a long message) is written in a buffer of its own.
+    thread_local std::string kept;
+    std::string once;
+    std::string& buffer = room <= kKeptLineBytes ? kept : once;
+    if (buffer.size() < room) buffer.resize(room);
+    char* out = buffer.data();
+    out = put(out, "{\"time\":\"");
+    out = write_timestamp(out);
+    out = put(out, "\",\"level\":");
+    out = write_json_string(out, level);
+    out = put(out, ",\"msg\":");
+    out = write_json_string(out, message);
     for (const auto& [key, value] : fields) {
-        append_key(line, key);
-        append_value(line, value);
+        out = put(out, ",\"");
+        out = put(out, key);
+        out = put(out, "\":");
+        out = write_value(out, value);
     }
-    line += "}\n";
+    out = put(out, "}\n");
+    const std::string_view line(buffer.data(), static_cast<std::size_t>(out - buffer.data()));
     const bool review_line = level == "info" && message == "admission";
     bool wake = false;
     {
