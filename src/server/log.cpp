@@ -68,7 +68,16 @@ char* write_value(char* out, const Log::Value& value) {
     }
     if (const auto* i = std::get_if<long long>(&value)) return std::to_chars(out, out + kNumberBytes, *i).ptr;
     if (const auto* d = std::get_if<double>(&value)) {
-        // to_chars, not printf: this runs for every admission.
+        // Three decimals (a latency in milliseconds): as an integer of
+        // thousandths, which this runs for every admission, where a double's
+        // own fixed formatting costs ten times as much.
+        if (*d >= 0 && *d < 1e12) {
+            const auto thousandths = static_cast<unsigned long long>(*d * 1000 + 0.5);
+            out = std::to_chars(out, out + kNumberBytes, thousandths / 1000).ptr;
+            const auto fraction = static_cast<unsigned>(thousandths % 1000);
+            const char digits[] = {'.', static_cast<char>('0' + fraction / 100), static_cast<char>('0' + fraction / 10 % 10), static_cast<char>('0' + fraction % 10)};
+            return put(out, std::string_view(digits, sizeof digits));
+        }
         const auto written = std::to_chars(out, out + kNumberBytes, *d, std::chars_format::fixed, 3);
         return written.ec == std::errc() ? written.ptr : put(out, "null");
     }
@@ -117,20 +126,20 @@ std::uint64_t Log::dropped() const {
     return dropped_;
 }
 
-void Log::write(std::string_view level, std::string_view message, std::initializer_list<Field> fields) {
-    // Written into a buffer each thread keeps, sized first for the longest the
-    // line could be, so that each piece is copied without a check or a call
-    // to grow. A key is one of this program's own names ("uid", "latencyMs"):
-    // written as it is, without the escaping that values get.
+namespace {
+
+// The bytes the line may take, at most.
+std::size_t line_room(std::string_view level, std::string_view message, std::initializer_list<Log::Field> fields) {
     std::size_t room = 64 + kTimestampBytes + json_string_room(level) + json_string_room(message);
     for (const auto& [key, value] : fields) room += key.size() + 4 + value_room(value);
-    // The thread's buffer grows to the longest ordinary line; a longer one
-    // (an error with a long message) is written in a buffer of its own.
-    thread_local std::string kept;
-    std::string once;
-    std::string& buffer = room <= kKeptLineBytes ? kept : once;
-    if (buffer.size() < room) buffer.resize(room);
-    char* out = buffer.data();
+    return room;
+}
+
+// The line, written at out (with line_room bytes of room) piece by piece,
+// without a check or a call to grow. A key is one of this program's own
+// names ("uid", "latencyMs"): written as it is, without the escaping that
+// values get.
+char* write_line(char* out, std::string_view level, std::string_view message, std::initializer_list<Log::Field> fields) {
     out = put(out, "{\"time\":\"");
     out = write_timestamp(out);
     out = put(out, "\",\"level\":");
@@ -143,8 +152,27 @@ void Log::write(std::string_view level, std::string_view message, std::initializ
         out = put(out, "\":");
         out = write_value(out, value);
     }
-    out = put(out, "}\n");
-    const std::string_view line(buffer.data(), static_cast<std::size_t>(out - buffer.data()));
+    return put(out, "}\n");
+}
+
+}  // namespace
+
+std::string log_line(std::string_view level, std::string_view message, std::initializer_list<Log::Field> fields) {
+    std::string line(line_room(level, message, fields), '\0');
+    line.resize(static_cast<std::size_t>(write_line(line.data(), level, message, fields) - line.data()));
+    return line;
+}
+
+void Log::write(std::string_view level, std::string_view message, std::initializer_list<Field> fields) {
+    // Written into a buffer each thread keeps, grown to the longest ordinary
+    // line; a longer one (an error with a long message) into one of its own.
+    const std::size_t room = line_room(level, message, fields);
+    thread_local std::string kept;
+    std::string once;
+    std::string& buffer = room <= kKeptLineBytes ? kept : once;
+    if (buffer.size() < room) buffer.resize(room);
+    const char* const end = write_line(buffer.data(), level, message, fields);
+    const std::string_view line(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
     const bool review_line = level == "info" && message == "admission";
     bool wake = false;
     {

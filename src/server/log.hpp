@@ -49,4 +49,7 @@ private:
     std::thread thread_;
 };
 
+// The line Log::write writes for these (its time the current one), as a string.
+std::string log_line(std::string_view level, std::string_view message, std::initializer_list<Log::Field> fields);
+
 }  // namespace miw::server
