@@ -36,44 +36,36 @@ TEST_CASE("both string scans agree with a byte-by-byte test for every byte value
     }
 }
 
-TEST_CASE("the reference scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
-    const auto pattern = [](unsigned char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'; };
-    const auto outside_visible = [](unsigned char c) { return c < 0x21 || c > 0x7e; };
-    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 32u, 40u}) {
+// Every byte value at every offset of texts of each length, in a text of
+// `fill` otherwise: scan (begin, end) must stop where stops (byte) says.
+template <class Scan, class Stops>
+void check_scan_at_every_offset(std::initializer_list<std::size_t> lengths, char fill, Scan scan, Stops stops) {
+    for (std::size_t length : lengths) {
         for (unsigned value = 0; value < 256; ++value) {
             for (std::size_t at = 0; at < std::max<std::size_t>(length, 1); ++at) {
-                std::string text(length, 'a');
+                std::string text(length, fill);
                 if (length > 0) text[at] = static_cast<char>(value);
                 const char* const begin = text.data();
-                const char* const end = begin + text.size();
-                const bool placed = length > 0;
+                const bool stopped = length > 0 && stops(static_cast<unsigned char>(value));
                 INFO("length " << length << ", byte " << value << " at " << at);
-                CHECK(static_cast<std::size_t>(find_any_of<'*', '?', '[', ']', '{', '}'>(begin, end) - begin) ==
-                      (placed && pattern(static_cast<unsigned char>(value)) ? at : length));
-                CHECK(static_cast<std::size_t>(find_outside<0x21, 0x7e>(begin, end) - begin) ==
-                      (placed && outside_visible(static_cast<unsigned char>(value)) ? at : length));
+                CHECK(static_cast<std::size_t>(scan(begin, begin + text.size()) - begin) == (stopped ? at : length));
             }
         }
     }
 }
 
+TEST_CASE("the reference scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
+    const std::initializer_list<std::size_t> lengths = {0, 1, 15, 16, 17, 32, 40};
+    check_scan_at_every_offset(lengths, 'a', &find_any_of<'*', '?', '[', ']', '{', '}'>,
+                               [](unsigned char c) { return c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}'; });
+    check_scan_at_every_offset(lengths, 'a', &find_outside<0x21, 0x7e>, [](unsigned char c) { return c < 0x21 || c > 0x7e; });
+}
+
 TEST_CASE("the digest scans agree with a byte-by-byte test for every byte value at every offset", "[byte_scan]") {
+    const std::initializer_list<std::size_t> lengths = {0, 1, 15, 16, 17, 64, 70, 128};
     const auto lower_hex = [](unsigned char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
-    const auto any_hex = [&](unsigned char c) { return lower_hex(c) || (c >= 'A' && c <= 'F'); };
-    for (std::size_t length : {0u, 1u, 15u, 16u, 17u, 64u, 70u, 128u}) {
-        for (unsigned value = 0; value < 256; ++value) {
-            for (std::size_t at = 0; at < std::max<std::size_t>(length, 1); ++at) {
-                std::string text(length, '7');
-                if (length > 0) text[at] = static_cast<char>(value);
-                const char* const begin = text.data();
-                const char* const end = begin + text.size();
-                const bool placed = length > 0;
-                INFO("length " << length << ", byte " << value << " at " << at);
-                CHECK(static_cast<std::size_t>(find_non_hex<true>(begin, end) - begin) == (placed && !lower_hex(static_cast<unsigned char>(value)) ? at : length));
-                CHECK(static_cast<std::size_t>(find_non_hex<false>(begin, end) - begin) == (placed && !any_hex(static_cast<unsigned char>(value)) ? at : length));
-            }
-        }
-    }
+    check_scan_at_every_offset(lengths, '7', &find_non_hex<true>, [&](unsigned char c) { return !lower_hex(c); });
+    check_scan_at_every_offset(lengths, '7', &find_non_hex<false>, [&](unsigned char c) { return !lower_hex(c) && !(c >= 'A' && c <= 'F'); });
 }
 
 TEST_CASE("the string scans stop at the first of two stops, in one block or across blocks", "[byte_scan]") {
