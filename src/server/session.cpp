@@ -409,6 +409,8 @@ private:
     static constexpr std::size_t kHeadRoom = 256;
     static constexpr std::size_t kCopiedBodyBytes = 16u << 10;
     void write(HttpAnswer a, bool keep_alive, bool head) {
+        // A HEAD answer's head is the GET answer's, its Content-Length too; no body follows.
+        const std::size_t content_length = a.body.size();
         if (head) a.body.clear();
         const bool one_piece = a.body.size() <= kCopiedBodyBytes;
         head_.clear();
@@ -427,7 +429,7 @@ private:
         }
         if (!keep_alive) head_ += "\r\nConnection: close";
         head_ += "\r\nContent-Length: ";
-        head_.append(digits, std::to_chars(digits, digits + sizeof digits, a.body.size()).ptr);
+        head_.append(digits, std::to_chars(digits, digits + sizeof digits, content_length).ptr);
         head_ += "\r\n\r\n";
         if (one_piece) head_ += a.body;
         else answer_body_ = std::move(a.body);

@@ -220,6 +220,24 @@ def plain_http_errors():
 
 
 @test
+def head_answers_carry_the_get_answers_length_and_no_body():
+    s = Server()
+    try:
+        conn = s.connection()
+        for path, body in (("/healthz", b"ok\n"), ("/readyz", b"ok\n")):
+            conn.request("HEAD", path)
+            resp = conn.getresponse()
+            assert resp.status == 200 and resp.read() == b"", path
+            assert resp.getheader("Content-Length") == str(len(body)), (path, resp.getheader("Content-Length"))
+        # The same connection goes on: no body was left on it to be read as the next answer.
+        conn.request("GET", "/healthz")
+        resp = conn.getresponse()
+        assert (resp.status, resp.read()) == (200, b"ok\n")
+    finally:
+        s.stop()
+
+
+@test
 def keep_alive_reuses_one_connection():
     s = Server()
     try:
