@@ -85,9 +85,11 @@ public:
 
     // Each value built (a member's key counts as one) holds 16 bytes in the
     // DOM and, while its container is open, 16 on the parse stack. The first
-    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks.
+    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks
+    // of kBlockValues.
     static constexpr std::size_t kBytesPerValue = 32;
     static constexpr std::size_t kFreeValues = (256u << 10) / kBytesPerValue;
+    static constexpr std::size_t kBlockValues = (256u << 10) / kBytesPerValue;
 
 private:
     ReviewMemory* budget_;
@@ -153,17 +155,15 @@ public:
 
     bool too_deep() const { return too_deep_; }
     // The parse stopped because the memory budget refused a block.
-    bool over_budget() const { return over_budget_; }
+    bool over_budget() const { return memory_ != nullptr && memory_->refused(); }
 
 private:
-    static constexpr std::size_t kBlockValues = (256u << 10) / ParseMemory::kBytesPerValue;
     __attribute__((always_inline)) bool built() { return values_left_-- != 0 || take_block(); }
     __attribute__((noinline)) bool take_block() {
-        if (memory_->take(kBlockValues * ParseMemory::kBytesPerValue)) {
-            values_left_ = kBlockValues - 1;  // this value is the block's first
+        if (memory_->take(ParseMemory::kBlockValues * ParseMemory::kBytesPerValue)) {
+            values_left_ = ParseMemory::kBlockValues - 1;  // this value is the block's first
             return true;
         }
-        over_budget_ = true;
         values_left_ = 0;  // not the wrapped count: nothing more is free
         return false;
     }
@@ -200,7 +200,6 @@ private:
     bool skip_unread_ = false;
     ParseMemory* memory_ = nullptr;  // null: no budget
     std::size_t values_left_;  // to build before the next block is taken
-    bool over_budget_ = false;
     bool skip_ = false;  // the value of the member just keyed is skipped
     unsigned depth_ = 0;
     bool too_deep_ = false;
