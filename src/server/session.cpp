@@ -407,12 +407,11 @@ private:
     // record is copied after the head, into the one string allocated for both;
     // a larger one is written where it lies.
     static constexpr std::size_t kHeadRoom = 256;
-    static constexpr std::size_t kCopiedBodyBytes = 16u << 10;
     void write(HttpAnswer a, bool keep_alive, bool head) {
         // A HEAD answer's head is the GET answer's, its Content-Length too; no body follows.
         const std::size_t content_length = a.body.size();
         if (head) a.body.clear();
-        const bool one_piece = a.body.size() <= kCopiedBodyBytes;
+        const bool one_piece = a.body.size() <= TlsStream::kRecordBytes;
         head_.clear();
         head_.reserve(kHeadRoom + (one_piece ? a.body.size() : 0));
         head_ += "HTTP/1.1 ";
