@@ -62,6 +62,10 @@ constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
 // (so that one large body does not hold up the other connections).
 constexpr std::size_t kReadChunkBytes = 16u << 10;
 constexpr std::size_t kArrivedReadBytes = 64u << 10;
+// What a connection waiting for its next request reads into. Kept between
+// requests (a connection that waits holds it anyway); a buffer grown past it
+// for a large request is given back.
+constexpr std::size_t kWaitReadBytes = 4u << 10;
 // How long shutdown leaves a connection that has not yet sent its first request.
 constexpr std::chrono::seconds kNewConnectionGrace{1};
 
@@ -210,7 +214,7 @@ private:
         if (requests_served_ == 0) header_deadline_ = std::chrono::steady_clock::now() + context_.limits.header_timeout;
         if (buffer_.size() > 0) return read_header();  // a pipelined request is already here
         lowest().expires_after(requests_served_ == 0 ? context_.limits.header_timeout : context_.limits.idle_timeout);
-        stream_.async_read_some(buffer_.prepare(4096), beast::bind_front_handler(&Session::on_first_bytes, this->shared_from_this()));
+        stream_.async_read_some(buffer_.prepare(kWaitReadBytes), beast::bind_front_handler(&Session::on_first_bytes, this->shared_from_this()));
     }
 
     void on_first_bytes(beast::error_code ec, std::size_t n) {
@@ -257,7 +261,7 @@ private:
                 return false;
             } else {
                 if (read_now >= kArrivedReadBytes) return false;
-                const std::size_t n = stream_.read_available(buffer_.prepare(kReadChunkBytes), ec);
+                const std::size_t n = stream_.read_available(buffer_.prepare(read_size()), ec);
                 if (ec == net::error::would_block) {
                     ec = {};
                     return false;
@@ -267,6 +271,16 @@ private:
                 read_now += n;
             }
         }
+    }
+
+    // At most what the request still lacks, when its length is known: the rest
+    // of a small body then fits the buffer the wait for it made, where growing
+    // the buffer to a full chunk would cost two allocations a request.
+    std::size_t read_size() const {
+        if (!parser_->is_header_done()) return kReadChunkBytes;
+        const auto left = parser_->content_length_remaining();
+        if (!left || *left == 0) return kReadChunkBytes;
+        return static_cast<std::size_t>(std::min<std::uint64_t>(*left, kReadChunkBytes));
     }
 
     void on_header(beast::error_code ec, std::size_t) {
@@ -450,7 +464,7 @@ private:
         std::string().swap(head_);
         std::string().swap(answer_body_);
         parser_.reset();
-        if (buffer_.size() == 0) buffer_.shrink_to_fit();
+        if (buffer_.size() == 0 && buffer_.capacity() > kWaitReadBytes) buffer_.shrink_to_fit();
         wait_for_request();
     }
 
