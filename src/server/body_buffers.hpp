@@ -1,9 +1,10 @@
-// The strings request bodies are read into, kept for the next ones. Past the
-// mmap threshold (server.cpp) each large body's string was mapped, faulted in
-// page by page and unmapped again: about 80 page faults for a 300 KB Pod, and
-// with many connections many bodies are read at once. Below it, a body of a
-// few KiB is too large for malloc's per-thread caches and cost a search of
-// its bins and a merge on free, every request. What is kept is bounded
+// The strings request bodies are read into and answers are written into,
+// kept for the next ones. Past the mmap threshold (server.cpp) each large
+// body's string was mapped, faulted in page by page and unmapped again: about
+// 80 page faults for a 300 KB Pod, and with many connections many bodies are
+// read at once. Below it, a string of a few KiB is too large for malloc's
+// per-thread caches and cost a search of its bins and a merge on free, every
+// request. What is kept is bounded
 // (kMaxKeptBytes and kMaxKept for each I/O thread, docs/operations.md); bodies
 // under kMinKeptBytes come from malloc's caches. No Boost here.
 #pragma once

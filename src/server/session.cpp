@@ -427,7 +427,7 @@ private:
         if (head) a.body.clear();
         const bool one_piece = a.body.size() <= TlsStream::kRecordBytes;
         head_.clear();
-        head_.reserve(kHeadRoom + (one_piece ? a.body.size() : 0));
+        if (const std::size_t room = kHeadRoom + (one_piece ? a.body.size() : 0); head_.capacity() < room) thread_body_buffers().reserve(head_, room);
         head_ += "HTTP/1.1 ";
         char digits[24];
         head_.append(digits, std::to_chars(digits, digits + sizeof digits, a.status).ptr);
@@ -460,7 +460,10 @@ private:
         release_body_budget();
         if (ec) return;
         if (!keep_alive) return shutdown();
-        // An idle connection keeps no request, answer or buffer space.
+        // An idle connection keeps no request, answer or buffer space: the
+        // answer's strings go to the thread's kept ones, for the next answers.
+        thread_body_buffers().keep(head_);
+        thread_body_buffers().keep(answer_body_);
         std::string().swap(head_);
         std::string().swap(answer_body_);
         parser_.reset();
