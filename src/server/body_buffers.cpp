@@ -7,7 +7,7 @@ namespace miw::server {
 void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
     std::string* best = nullptr;
     for (std::string& kept : kept_) {
-        if (kept.capacity() >= bytes && (best == nullptr || kept.capacity() < best->capacity())) best = &kept;
+        if (kept.capacity() >= bytes && fits(kept.capacity(), bytes) && (best == nullptr || kept.capacity() < best->capacity())) best = &kept;
     }
     if (best == nullptr) return body.reserve(bytes);
     kept_bytes_ -= best->capacity();

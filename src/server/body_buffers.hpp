@@ -22,8 +22,14 @@ public:
     static constexpr std::size_t kMaxKept = 32;
 
     // Room for `bytes` in body (empty): the smallest kept string large enough,
-    // when there is one.
+    // when there is one that is not much larger (fits below).
     void reserve(std::string& body, std::size_t bytes);
+    // Whether a kept string of `capacity` may hold `bytes`: at most kMaxSlack
+    // times as many (or kMinKeptBytes). A small body or answer never takes
+    // the string a large body will want next, which would then be mapped
+    // and faulted in again, page by page.
+    static constexpr std::size_t kMaxSlack = 2;
+    static constexpr bool fits(std::size_t capacity, std::size_t bytes) { return capacity <= kMaxSlack * bytes || capacity <= kMinKeptBytes; }
     // Takes body's string for a later body when it is large enough to be
     // worth keeping and there is room.
     void keep(std::string& body);

@@ -461,9 +461,8 @@ private:
         if (ec) return;
         if (!keep_alive) return shutdown();
         // An idle connection keeps no request, answer or buffer space: the
-        // answer's strings go to the thread's kept ones, for the next answers.
+        // answer's string goes to the thread's kept ones, for the next answers.
         thread_body_buffers().keep(head_);
-        thread_body_buffers().keep(answer_body_);
         std::string().swap(head_);
         std::string().swap(answer_body_);
         parser_.reset();

@@ -31,10 +31,12 @@ TEST_CASE("a body's string is reused by the next body it fits", "[body_buffers]"
     };
     const Case cases[] = {
         {"a large body of the same size", 3 * kLarge, 3 * kLarge, true},
-        {"a smaller large body", 3 * kLarge, kLarge, true},
+        {"a body half the size of the one kept", 2 * kLarge, kLarge, true},
+        {"a body a third of the size of the one kept, left for a larger one", 3 * kLarge, kLarge, false},
         {"a body larger than what was kept", 3 * kLarge, 4 * kLarge, false},
         {"a small body of the same size", kSmall, kSmall, true},
-        {"a small body after a large one", 3 * kLarge, kSmall, true},
+        {"a small body or answer after a large body, left for the next large one", 3 * kLarge, kSmall, false},
+        {"a tiny answer in the smallest string kept", BodyBuffers::kMinKeptBytes, 100, true},
         {"a body one byte larger than a small one kept", kSmall, kSmall + 1, false},
     };
     for (const Case& c : cases) {
@@ -73,7 +75,7 @@ TEST_CASE("the kept string that fits most closely is the one taken", "[body_buff
     buffers.reserve(a, kSmall / 2);
     CHECK(a.data() == small_memory);
     std::string b;
-    buffers.reserve(b, kSmall + 1);
+    buffers.reserve(b, kLarge / 2 + 1);
     CHECK(b.data() == middle_memory);
     CHECK(buffers.kept_count() == 1);
 }
