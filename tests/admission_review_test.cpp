@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace miw;
@@ -563,6 +564,40 @@ TEST_CASE("the JSON a review reads takes memory from the budget it is given, and
                 CHECK(memory.peak + (256u << 10) >= reads * count * 32);
                 CHECK(memory.in_use == 0);
             }
+        }
+    }
+}
+
+TEST_CASE("a thread's arena is the small one unless it asks for the large one before its first review", "[admission_review]") {
+    struct Case {
+        const char* name;
+        std::size_t before;  // asked for before the first review (0: nothing)
+        std::size_t after;   // asked for after it (0: nothing)
+        std::size_t kept;
+    };
+    const Case cases[] = {
+        {"a thread that asks for nothing keeps the small arena", 0, 0, kReviewArenaBytes},
+        {"an I/O thread asks for the large one first", kLargeReviewArenaBytes, 0, kLargeReviewArenaBytes},
+        {"asking after the first review changes nothing", 0, kLargeReviewArenaBytes, kReviewArenaBytes},
+        {"nor does asking for less once it is large", kLargeReviewArenaBytes, kReviewArenaBytes, kLargeReviewArenaBytes},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            // Each case on a thread of its own: the arena is the thread's for its life.
+            std::size_t kept = 0;
+            ReviewOutcome first = ReviewOutcome::internal_error;
+            ReviewOutcome large = ReviewOutcome::internal_error;
+            std::thread([&] {
+                if (c.before != 0) set_thread_review_arena(c.before);
+                first = run_with(review_of_small_values(100), nullptr, JsonReader::compact_first).outcome;
+                if (c.after != 0) set_thread_review_arena(c.after);
+                // A review larger than the small arena reads the same in either.
+                large = run_with(review_of_small_values(40000), nullptr, JsonReader::compact_first).outcome;
+                kept = thread_review_arena();
+            }).join();
+            CHECK(first == ReviewOutcome::allowed);
+            CHECK(large == ReviewOutcome::allowed);
+            CHECK(kept == c.kept);
         }
     }
 }

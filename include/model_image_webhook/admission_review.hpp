@@ -91,4 +91,19 @@ struct ReviewResult {
 ReviewResult review(std::string& body, const ReviewContext& context);
 inline constexpr std::size_t kReviewBodySlack = 16;
 
+// The arena a thread's reviews build their JSON in, allocated at its first
+// review and kept: no allocation for an ordinary object. Its pages are
+// touched, and resident, only as far as the largest review has used them;
+// JSON beyond it goes in chunks mapped and faulted in page by page each time
+// (past glibc's fixed 256 KiB mmap threshold), which cost a 300 KB Pod 13
+// page faults and a ninth of its CPU in a 256 KiB arena. A thread that
+// reviews requests one after another for the life of the process (the
+// server's I/O threads) takes the large one before its first review; any
+// other thread (the pool for reviews that wait on Node lookups, the offline
+// commands) keeps the small one, so that the memory held stays bounded.
+inline constexpr std::size_t kReviewArenaBytes = 256u << 10;
+inline constexpr std::size_t kLargeReviewArenaBytes = 2u << 20;  // JSON of objects up to about a megabyte
+void set_thread_review_arena(std::size_t bytes);  // before the thread's first review; later calls change nothing
+std::size_t thread_review_arena();  // the calling thread's arena size, or the size it will have
+
 }  // namespace miw

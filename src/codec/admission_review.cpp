@@ -81,19 +81,27 @@ ReviewResult review_error(std::string_view api_version, std::string_view uid, De
     return r;
 }
 
-// The DOM of a review lives in a per-thread arena: no allocation for the
-// common request, and pages beyond it only for large objects.
-constexpr std::size_t kArenaBytes = 256u << 10;
+// The calling thread's arena (admission_review.hpp), allocated at its first review.
+struct Arena {
+    std::size_t bytes = kReviewArenaBytes;
+    std::unique_ptr<char[]> memory;
+
+    char* get() {
+        if (!memory) memory.reset(new char[bytes]);
+        return memory.get();
+    }
+};
+thread_local Arena t_arena;
+
 constexpr std::size_t kParseStackBytes = 16u << 10;
 
 // uid_seen is left pointing at the uid for an answer after a failure: into
 // the body where the parse left it in place (no copy of what may be megabytes),
 // else into uid_storage.
 ReviewResult answer(std::string& body, const ReviewContext& context, std::string_view& uid_seen, std::string& uid_storage, std::string& api_version_seen) {
-    thread_local const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
     // Given back after the DOM is freed: declared before it.
     ParseMemory memory(context.memory);
-    rapidjson::MemoryPoolAllocator<> pool(arena.get(), kArenaBytes, 1u << 20);
+    rapidjson::MemoryPoolAllocator<> pool(t_arena.get(), t_arena.bytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB
     // doubling; its allocator is given, or RapidJSON news one for each Document.
     WorkStackAllocator stack_allocator;
@@ -155,6 +163,12 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
 }
 
 }  // namespace
+
+void set_thread_review_arena(std::size_t bytes) {
+    if (!t_arena.memory) t_arena.bytes = bytes;
+}
+
+std::size_t thread_review_arena() { return t_arena.bytes; }
 
 ReviewResult review(std::string& body, const ReviewContext& context) {
     std::string_view uid;

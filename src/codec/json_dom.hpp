@@ -85,8 +85,10 @@ public:
 
     // Each value built (a member's key counts as one) holds 16 bytes in the
     // DOM and, while its container is open, 16 on the parse stack. The first
-    // kFreeValues fit the thread's arena; memory beyond it is taken in blocks
-    // of kBlockValues.
+    // kFreeValues (256 KiB at 32 bytes) are not counted: they fit the thread's
+    // arena, with its parse stack's block. Past them memory is counted in
+    // blocks of kBlockValues (whether the arena, larger, still holds them or
+    // not: the budget errs on the side of counting).
     static constexpr std::size_t kBytesPerValue = 32;
     static constexpr std::size_t kFreeValues = (256u << 10) / kBytesPerValue;
     static constexpr std::size_t kBlockValues = (256u << 10) / kBytesPerValue;

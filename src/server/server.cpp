@@ -161,8 +161,15 @@ public:
         // Worker contexts have no work of their own between connections: keep them running.
         std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
         for (unsigned i = 1; i < threads_; ++i) keep_running.emplace_back(contexts_[i]->get_executor());
+        // I/O threads review one request after another: each keeps the large arena.
         std::vector<std::thread> io_threads;
-        for (unsigned i = 1; i < threads_; ++i) io_threads.emplace_back([this, i] { contexts_[i]->run(); });
+        for (unsigned i = 1; i < threads_; ++i) {
+            io_threads.emplace_back([this, i] {
+                set_thread_review_arena(kLargeReviewArenaBytes);
+                contexts_[i]->run();
+            });
+        }
+        set_thread_review_arena(kLargeReviewArenaBytes);
         io().run();
         for (auto& c : contexts_) c->stop();
         for (auto& t : io_threads) t.join();
