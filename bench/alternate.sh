@@ -38,17 +38,18 @@ measure() {
   for _ in $(seq 50); do curl -s --cacert "$work/certs/ca.crt" "https://localhost:$port/healthz" >/dev/null && break; sleep 0.1; done
   WRK_BODY=$body taskset -c 1 wrk -t1 -c16 -d2s -s "$work/wrk/post.lua" "https://127.0.0.1:$port/$endpoint" >/dev/null
   read -r f0 c0 < <(awk '{print $10, $14 + $15}' /proc/$pid/stat)
-  n=$(WRK_BODY=$body taskset -c 1 wrk -t1 -c16 -d${seconds}s -s "$work/wrk/post.lua" "https://127.0.0.1:$port/$endpoint" |
+  n=$(WRK_BODY=$body taskset -c 1 wrk -t1 -c16 -d"${seconds}s" -s "$work/wrk/post.lua" "https://127.0.0.1:$port/$endpoint" |
     sed -n 's/.*WRKRESULT requests=\([0-9]*\).*/\1/p')
   read -r f1 c1 < <(awk '{print $10, $14 + $15}' /proc/$pid/stat)
   hwm=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
-  kill $pid && wait $pid 2>/dev/null || true
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
   local ticks_per_second
   ticks_per_second=$(getconf CLK_TCK)
   awk -v b="$build" -v c="$case_name" -v n="$n" -v s="$seconds" -v cpu=$((c1 - c0)) -v hz="$ticks_per_second" -v faults=$((f1 - f0)) -v hwm="$hwm" \
     'BEGIN { printf "%-50s %-16s %7.0f req/s  %7.1f us CPU/req  %6.2f faults/req  peak RSS %5.1f MiB\n", b, c, n / s, cpu / hz * 1e6 / n, faults / n, hwm / 1024 }'
 }
 
-for round in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for build in "${builds[@]}"; do measure "$build"; done
 done
