@@ -4,9 +4,9 @@
 // 80 page faults for a 300 KB Pod, and with many connections many bodies are
 // read at once. Below it, a string of a few KiB is too large for malloc's
 // per-thread caches and cost a search of its bins and a merge on free, every
-// request. What is kept is bounded
-// (kMaxKeptBytes and kMaxKept for each I/O thread, docs/operations.md); bodies
-// under kMinKeptBytes come from malloc's caches. No Boost here.
+// request. What is kept is bounded (kMaxKeptBytes and kMaxKept for each I/O
+// thread, docs/operations.md); strings under kMinKeptBytes come from malloc's
+// caches. No Boost here.
 #pragma once
 
 #include <cstddef>

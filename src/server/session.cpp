@@ -418,8 +418,9 @@ private:
     // The answer's head is written here rather than by Beast's serializer: it
     // has at most five fields, known in advance, and goes out with the body in
     // one write (one TLS record for a small answer). A body that fits in a
-    // record is copied after the head, into the one string allocated for both;
-    // a larger one is written where it lies.
+    // record is copied after the head, into one string for both (one of the
+    // thread's kept strings when it is a KiB or more); a larger one is written
+    // where it lies.
     static constexpr std::size_t kHeadRoom = 256;
     void write(HttpAnswer a, bool keep_alive, bool head) {
         // A HEAD answer's head is the GET answer's, its Content-Length too; no body follows.
