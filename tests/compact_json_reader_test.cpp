@@ -261,6 +261,25 @@ TEST_CASE("a skipped string is taken or declined exactly as the same string read
             }
         }
     }
+    SECTION("after an escaped quote, anything at every offset across the 64-byte blocks") {
+        // An escaped quote sets the reader on to whole 64-byte blocks, which
+        // must hand back to the byte-by-byte loop at whatever they do not take.
+        for (const char* thing : {"\\\"", "\\\\", "\\/", "\\n", "\\u0041", "\\x", "\\ud83d\\ude00", "\xc3\xa9", "\xff", "\x01", "\x7f", "\""}) {
+            for (std::size_t offset = 0; offset < 200; ++offset) {
+                check_skip_agrees("\\\"" + std::string(offset, 'a') + thing + std::string(150, 'b'));
+                check_skip_agrees("x\\\"" + std::string(offset, 'a') + thing + "\\\"" + std::string(offset % 70, 'c'));
+            }
+        }
+    }
+    SECTION("after an escaped quote, runs of backslashes ending at every offset, across the blocks") {
+        for (std::size_t run = 1; run <= 9; ++run) {
+            for (std::size_t offset = 0; offset < 200; ++offset) {
+                // The run escapes the quote after it when odd; an even run leaves it closing the string.
+                check_skip_agrees("\\\"" + std::string(offset, 'a') + std::string(run, '\\') + "\"" + std::string(140, 'c'));
+                check_skip_agrees("\\\"" + std::string(offset, 'a') + std::string(run, '\\') + "n" + std::string(140, 'c'));
+            }
+        }
+    }
     SECTION("kubectl-like annotations made of random pieces") {
         const char* pieces[] = {"a", "bc", "\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u0026", "\\u003c", "{", "}", ":", ",", " ",
                                 "\xc3\xa9", "\xe2\x82\xac", "\\ud83d\\ude00", "\\q", "\x1f", "\xc0\xaf"};
