@@ -162,15 +162,13 @@ public:
         std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
         for (unsigned i = 1; i < threads_; ++i) keep_running.emplace_back(contexts_[i]->get_executor());
         // I/O threads review one request after another: each keeps the large arena.
+        const auto run_io = [this](unsigned i) {
+            set_thread_review_arena(kLargeReviewArenaBytes);
+            contexts_[i]->run();
+        };
         std::vector<std::thread> io_threads;
-        for (unsigned i = 1; i < threads_; ++i) {
-            io_threads.emplace_back([this, i] {
-                set_thread_review_arena(kLargeReviewArenaBytes);
-                contexts_[i]->run();
-            });
-        }
-        set_thread_review_arena(kLargeReviewArenaBytes);
-        io().run();
+        for (unsigned i = 1; i < threads_; ++i) io_threads.emplace_back(run_io, i);
+        run_io(0);  // this thread runs the first context, io()
         for (auto& c : contexts_) c->stop();
         for (auto& t : io_threads) t.join();
         if (blocking_) blocking_->join();
