@@ -315,3 +315,72 @@ TEST_CASE("a skipped number is taken or declined as the same number read", "[com
         }
     }
 }
+
+namespace {
+
+// A value shaped as metadata.managedFields is: objects keyed "f:name",
+// "k:{\"name\":\"x\"}" and ".", mostly empty; arrays of strings and objects;
+// now and then a number, a literal or a space, which the 64-byte blocks
+// leave to the byte-by-byte loop.
+struct FieldsGenerator {
+    std::uint32_t state = 2024;
+    std::uint32_t next() { return state = state * 1664525u + 1013904223u; }  // a fixed sequence
+
+    std::string string() {
+        const char* pieces[] = {"f:name", "k:{\\\"name\\\":\\\"model\\\"}", ".", "", "v:\\\\", "x"};
+        return std::string("\"") + pieces[next() % 6] + "\"";
+    }
+    std::string value(int depth) {
+        const std::uint32_t kind = next() % 100;
+        if (depth >= 6 || kind < 35) {
+            if (kind < 2) return "12";
+            if (kind < 3) return "true";
+            return next() % 3 == 0 ? "{}" : string();
+        }
+        const bool object = kind < 80;
+        std::string out(1, object ? '{' : '[');
+        const std::uint32_t count = next() % 4;
+        for (std::uint32_t i = 0; i < count; ++i) {
+            if (i != 0) out += next() % 200 == 0 ? ", " : ",";
+            if (object) out += string() + ":";
+            out += value(depth + 1);
+        }
+        return out + (object ? '}' : ']');
+    }
+};
+
+// The same document read with the value skipped and with it read, with room
+// after the value for whole 64-byte blocks and without.
+void check_skipped_value_agrees(const std::string& value) {
+    for (const std::string& rest : {std::string(R"(,"after":[1,"x"]})"), R"(,"after":[1,"x"],"pad":")" + std::string(90, 'p') + "\"}"}) {
+        const std::string text = R"({"skip":)" + value + rest;
+        Recorder read_whole;
+        SkippingRecorder skipping;
+        const auto whole = read(text, read_whole);
+        const auto skipped = miw::read_compact_json<8>(text, skipping);
+        INFO("document: " << text);
+        REQUIRE(skipped == whole);
+        if (whole == miw::CompactRead::parsed) CHECK_THAT(skipping.events, Catch::StartsWith("{ k:skip null k:after [ Uint:1 s:x ]2 "));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("a skipped object or array is taken or declined exactly as the same value read", "[compact_json_reader]") {
+    FieldsGenerator generate;
+    SECTION("values shaped as managedFields, nested up to and past the reader's depth") {
+        for (int i = 0; i < 400; ++i) check_skipped_value_agrees(generate.value(static_cast<int>(generate.next() % 4)));
+    }
+    SECTION("each of them with a byte taken out, put in or changed at every offset") {
+        const char* bytes[] = {"{", "}", "[", "]", ":", ",", "\"", "\\", "a", " ", "1"};
+        for (int i = 0; i < 60; ++i) {
+            const std::string value = generate.value(0);
+            for (std::size_t at = 0; at < value.size(); ++at) {
+                check_skipped_value_agrees(value.substr(0, at) + value.substr(at + 1));
+                const char* byte = bytes[generate.next() % 11];
+                check_skipped_value_agrees(value.substr(0, at) + byte + value.substr(at));
+                check_skipped_value_agrees(value.substr(0, at) + byte + value.substr(at + 1));
+            }
+        }
+    }
+}

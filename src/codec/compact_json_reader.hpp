@@ -25,6 +25,7 @@
 #pragma once
 
 #include "../core/byte_scan.hpp"
+#include "json_skip_blocks.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -124,63 +125,6 @@ inline void append_utf8(std::string& out, unsigned cp) {
         out += static_cast<char>(0x80 | (cp & 0x3f));
     }
 }
-
-#if defined(__SSE2__)
-// Bit i of each mask: byte i of the 64 at p is a quote, a backslash, or a
-// control character or a byte beyond ASCII (a signed compare takes 0x80 and
-// up as below 0x20).
-struct Block64 {
-    std::uint64_t quote = 0, backslash = 0, unusual = 0;
-};
-inline Block64 classify_block(const char* p) {
-    Block64 b;
-    for (int i = 0; i < 4; ++i) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
-        const auto bits = [](__m128i m) { return static_cast<std::uint64_t>(static_cast<unsigned>(_mm_movemask_epi8(m))); };
-        b.quote |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))) << (16 * i);
-        b.backslash |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) << (16 * i);
-        b.unusual |= bits(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))) << (16 * i);
-    }
-    return b;
-}
-
-// The bytes that follow a run of backslashes of odd length: the escaped
-// ones. A run's start bit added to the mask carries through the run into the
-// bit after it; the run's length is odd when that bit and the start differ in
-// parity. A run that reaches the last bit carries out of the word: the caller
-// looks at it.
-inline std::uint64_t escaped_bytes(std::uint64_t backslash) {
-    constexpr std::uint64_t kEven = 0x5555555555555555ull;  // bits 0, 2, 4, ...
-    const std::uint64_t starts = backslash & ~(backslash << 1);
-    const std::uint64_t after_even_starts = (backslash + (starts & kEven)) & ~backslash;
-    const std::uint64_t after_odd_starts = (backslash + (starts & ~kEven)) & ~backslash;
-    return (after_even_starts & ~kEven) | (after_odd_starts & kEven);
-}
-
-// A skipped string's text from p (never the byte after an escape's
-// backslash) taken 64 bytes at a time while its bytes are printable ASCII and
-// its only escapes are \" and \\ (kubectl's last-applied annotation: an
-// escape every few bytes, which the loop a stop at a time pays for each):
-// true with p past the closing quote; false with p at the first block that
-// holds anything else, or ends inside an escape, or is short of 64 bytes,
-// for the byte-by-byte loop to read on.
-inline bool skip_plain_blocks(const char*& p, const char* end) {
-    for (; end - p >= 64; p += 64) {
-        const Block64 b = classify_block(p);
-        const std::uint64_t escaped = escaped_bytes(b.backslash);
-        const std::uint64_t closing = b.quote & ~escaped;
-        const std::uint64_t before = closing != 0 ? (closing & (0 - closing)) - 1 : ~0ull;
-        if ((b.unusual & before) != 0 || (escaped & before & ~(b.quote | b.backslash)) != 0) return false;
-        if (closing != 0) {
-            p += std::countr_zero(closing) + 1;
-            return true;
-        }
-        // A block ending in an odd run of backslashes escapes the next one's first byte.
-        if ((b.backslash >> 63) != 0 && (std::countl_one(b.backslash) & 1) != 0) return false;
-    }
-    return false;
-}
-#endif
 
 }  // namespace compact_json
 
@@ -384,6 +328,10 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // containers counted against MaxDepth as if they were read.
     std::array<bool, MaxDepth> skipped{};  // object (true) or array, of each container open inside it
     auto skip_value = [&]() __attribute__((noinline)) {
+#if defined(__SSE2__)
+        skip_space();
+        if ((*p == '{' || *p == '[') && skip_container_blocks(p, end, MaxDepth - depth, skipped.data())) return true;
+#endif
         std::size_t n = 0;
         for (;;) {
             skip_space();  // at the end, the NUL is no value's first character
