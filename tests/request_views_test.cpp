@@ -98,6 +98,27 @@ TEST_CASE("a Pod's views are read for the rules it is routed to", "[request_view
         CHECK((env[2].name.empty() && !env[2].has_string_value));  // null is absent; a number is no string value
         CHECK((env[3].name.empty() && !env[3].has_string_value));
     }
+    SECTION("a container's and a mount's members, the last of duplicates read, as Go's decoder keeps them") {
+        Read r;
+        const std::string pod = R"({"metadata":{"name":"p","labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[)"
+                                R"({"image":"first","name":"a","args":["x"],"resources":{},"name":"b","image":"last","envFrom":[{}],"args":["y","z"],)"
+                                R"("command":["vllm"],"volumeMounts":[{"mountPath":"/a","readOnly":false,"name":"m","mountPath":"/b","readOnly":true,)"
+                                R"("subPath":"s"}],"env":[{"name":"A"}]},{"name":"c","envFrom":[]}]}})";
+        read(r, request("", "Pod", "CREATE", pod), Endpoint::mutate);
+        REQUIRE_FALSE(r.error);
+        REQUIRE(r.req.workload);
+        const auto& containers = r.req.workload->pod_specs.at(0).containers;
+        REQUIRE(containers.size() == 2);
+        const ContainerView& c = containers[0];
+        CHECK((c.name == "b" && c.image == "last" && c.has_env_from && c.env.size() == 1));
+        REQUIRE(c.args.size() == 2);
+        CHECK(c.args[0].text == "y");
+        REQUIRE(c.command.size() == 1);
+        REQUIRE(c.volume_mounts.size() == 1);
+        const VolumeMountView& m = c.volume_mounts[0];
+        CHECK((m.name == "m" && m.mount_path == "/b" && m.read_only && m.has_other_settings));
+        CHECK((containers[1].name == "c" && !containers[1].has_env_from && !containers[1].has_volume_mounts && containers[1].args.empty()));
+    }
     SECTION("validate: the node check reads the pod spec even without the opt-in") {
         Read r;
         read(r, request("", "Pod", "CREATE", R"({"metadata":{"name":"p"},"spec":{"nodeName":"n1","containers":[]}})"), Endpoint::validate);
@@ -140,6 +161,14 @@ TEST_CASE("fields of the wrong type are named with their path", "[request_views]
         {"an object that is a list", request("", "Pod", "CREATE", "[]"), Endpoint::mutate, "request.object must be an object, not an array"},
         {"env not a list", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"name":"c","env":{}}]}})"),
          Endpoint::mutate, "request.object.spec.containers[0].env must be an array"},
+        {"a container's image that is a number", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"name":"c","image":1}]}})"),
+         Endpoint::mutate, "request.object.spec.containers[0].image must be a string, not a number"},
+        {"args not a list", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"name":"c","args":"--model"}]}})"),
+         Endpoint::mutate, "request.object.spec.containers[0].args must be an array, not a string"},
+        {"command not a list", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"command":{}}]}})"),
+         Endpoint::mutate, "request.object.spec.containers[0].command must be an array, not an object"},
+        {"a mount's path that is a list", request("", "Pod", "CREATE", R"({"metadata":{"labels":{"gpustack.ai/model-delivery":"image"}},"spec":{"containers":[{"volumeMounts":[{"name":"m","mountPath":[]}]}]}})"),
+         Endpoint::mutate, "request.object.spec.containers[0].volumeMounts[0].mountPath must be a string, not an array"},
         {"an artifact CREATE without its object", R"({"uid":"u","kind":{"group":"worker.gpustack.ai","kind":"ModelArtifact"},"operation":"CREATE"})",
          Endpoint::validate, "request.object is required for a ModelArtifact CREATE"},
         {"an annotation that is not a string", request("", "Pod", "CREATE", R"({"metadata":{"annotations":{"gpustack.ai/model-image":1}}})"),

@@ -170,12 +170,16 @@ bool truthy(const Value& v) {
 
 // An optional array member: absent or null leaves present false; anything
 // but an array is an error.
-std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const Path& parent, const Value*& out, bool& present) {
-    out = member(&obj, name);
+std::optional<RequestError> array_value(const Value* v, std::string_view name, const Path& parent, const Value*& out, bool& present) {
+    out = v;
     present = out != nullptr && !out->IsNull();
     if (present && !out->IsArray()) return wrong_type(parent.member(name), "an array", out);
     if (!present) out = nullptr;
     return std::nullopt;
+}
+
+std::optional<RequestError> optional_array(const Value& obj, std::string_view name, const Path& parent, const Value*& out, bool& present) {
+    return array_value(member(&obj, name), name, parent, out, present);
 }
 
 std::optional<RequestError> object_element(const Value& element, const Path& path) {
@@ -183,9 +187,51 @@ std::optional<RequestError> object_element(const Value& element, const Path& pat
     return std::nullopt;
 }
 
-std::optional<RequestError> read_env(const Value& container, const Path& path, ContainerView& c) {
+// A container's members the rules read, found in one pass over its members
+// (the last of duplicates wins, as member() has it): a container holds a
+// dozen or so, of which seven are read, and a pass for each cost seven.
+struct ContainerMembers {
+    const Value* name = nullptr;
+    const Value* image = nullptr;
     const Value* env = nullptr;
-    if (auto e = optional_array(container, "env", path, env, c.has_env)) return e;
+    const Value* env_from = nullptr;
+    const Value* volume_mounts = nullptr;
+    const Value* args = nullptr;
+    const Value* command = nullptr;
+};
+
+ContainerMembers container_members(const Value& container) {
+    ContainerMembers m;
+    for (auto it = container.MemberBegin(); it != container.MemberEnd(); ++it) {
+        const std::string_view key = view(it->name);
+        const Value* v = &it->value;
+        switch (key.size()) {
+            case 3:
+                if (key == "env") m.env = v;
+                break;
+            case 4:
+                if (key == "name") m.name = v;
+                else if (key == "args") m.args = v;
+                break;
+            case 5:
+                if (key == "image") m.image = v;
+                break;
+            case 7:
+                if (key == "envFrom") m.env_from = v;
+                else if (key == "command") m.command = v;
+                break;
+            case 12:
+                if (key == "volumeMounts") m.volume_mounts = v;
+                break;
+            default: break;
+        }
+    }
+    return m;
+}
+
+std::optional<RequestError> read_env(const Value* list_value, const Path& path, ContainerView& c) {
+    const Value* env = nullptr;
+    if (auto e = array_value(list_value, "env", path, env, c.has_env)) return e;
     if (env == nullptr) return std::nullopt;
     const Path list = path.member("env");
     c.env.reserve(env->Size());
@@ -215,9 +261,9 @@ std::optional<RequestError> read_env(const Value& container, const Path& path, C
     return std::nullopt;
 }
 
-std::optional<RequestError> read_mounts(const Value& container, const Path& path, ContainerView& c) {
+std::optional<RequestError> read_mounts(const Value* list_value, const Path& path, ContainerView& c) {
     const Value* mounts = nullptr;
-    if (auto e = optional_array(container, "volumeMounts", path, mounts, c.has_volume_mounts)) return e;
+    if (auto e = array_value(list_value, "volumeMounts", path, mounts, c.has_volume_mounts)) return e;
     if (mounts == nullptr) return std::nullopt;
     const Path list = path.member("volumeMounts");
     c.volume_mounts.reserve(mounts->Size());
@@ -225,23 +271,28 @@ std::optional<RequestError> read_mounts(const Value& container, const Path& path
         const Value& item = (*mounts)[i];
         const Path item_path = list.at(i);
         if (auto e = object_element(item, item_path)) return e;
+        // Every member in one pass; the last of duplicates wins, as member() has it.
         VolumeMountView m;
-        if (auto e = optional_string(&item, "name", item_path, m.name)) return e;
-        if (auto e = optional_string(&item, "mountPath", item_path, m.mount_path)) return e;
+        const Value* name = nullptr;
+        const Value* mount_path = nullptr;
         for (auto it = item.MemberBegin(); it != item.MemberEnd(); ++it) {
             const std::string_view key = view(it->name);
-            if (key == "readOnly") m.read_only = it->value.IsTrue();
-            else if (key != "name" && key != "mountPath") m.has_other_settings = m.has_other_settings || truthy(it->value);
+            if (key == "name") name = &it->value;
+            else if (key == "mountPath") mount_path = &it->value;
+            else if (key == "readOnly") m.read_only = it->value.IsTrue();
+            else m.has_other_settings = m.has_other_settings || truthy(it->value);
         }
+        if (auto e = string_value(name, "name", item_path, m.name)) return e;
+        if (auto e = string_value(mount_path, "mountPath", item_path, m.mount_path)) return e;
         c.volume_mounts.push_back(m);
     }
     return std::nullopt;
 }
 
-std::optional<RequestError> read_argv(const Value& container, std::string_view name, const Path& path, std::vector<ArgView>& out) {
+std::optional<RequestError> read_argv(const Value* list_value, std::string_view name, const Path& path, std::vector<ArgView>& out) {
     const Value* argv = nullptr;
     bool present = false;
-    if (auto e = optional_array(container, name, path, argv, present)) return e;
+    if (auto e = array_value(list_value, name, path, argv, present)) return e;
     if (argv == nullptr) return std::nullopt;
     out.reserve(argv->Size());
     for (SizeType i = 0; i < argv->Size(); ++i) {
@@ -263,13 +314,14 @@ std::optional<RequestError> read_containers(const Value& spec, std::string_view 
         const Path path = list_path.at(i);
         if (auto e = object_element(item, path)) return e;
         ContainerView c;
-        if (auto e = optional_string(&item, "name", path, c.name)) return e;
-        if (auto e = optional_string(&item, "image", path, c.image)) return e;
-        if (auto e = read_env(item, path, c)) return e;
-        if (auto e = read_mounts(item, path, c)) return e;
-        if (const Value* env_from = member(&item, "envFrom")) c.has_env_from = truthy(*env_from);
-        if (auto e = read_argv(item, "args", path, c.args)) return e;
-        if (auto e = read_argv(item, "command", path, c.command)) return e;
+        const ContainerMembers m = container_members(item);
+        if (auto e = string_value(m.name, "name", path, c.name)) return e;
+        if (auto e = string_value(m.image, "image", path, c.image)) return e;
+        if (auto e = read_env(m.env, path, c)) return e;
+        if (auto e = read_mounts(m.volume_mounts, path, c)) return e;
+        if (m.env_from != nullptr) c.has_env_from = truthy(*m.env_from);
+        if (auto e = read_argv(m.args, "args", path, c.args)) return e;
+        if (auto e = read_argv(m.command, "command", path, c.command)) return e;
         out.push_back(std::move(c));
     }
     return std::nullopt;
