@@ -220,9 +220,11 @@ inline bool skip_container_blocks(const char*& p, const char* end, std::size_t r
 
         const std::uint64_t value_starts = starts | opens;
         const std::uint64_t value_ends = ends | closes;
-        std::uint64_t broken = outside & ~(opens | closes | colons | commas);  // a number, a literal, a space, a stray byte
-        broken |= b.unusual & strings;                                         // a control character or a byte beyond ASCII
-        broken |= escaped & ~(b.quote | b.backslash);                          // an escape other than \" and \\ .
+        // Each byte outside strings follows a token or a string's end, so the
+        // rules on what follows those also refuse a number, a literal, a space
+        // or a stray byte.
+        std::uint64_t broken = b.unusual & strings;     // a control character or a byte beyond ASCII
+        broken |= escaped & ~(b.quote | b.backslash);  // an escape other than \" and \\ .
         broken |= after(object_opens, last_object_open) & ~(starts | closes);
         broken |= after(array_opens, last_array_open) & ~(value_starts | closes);
         broken |= after(colons | commas, last_separator) & ~value_starts;
