@@ -36,5 +36,31 @@ for path in glob.glob(os.path.join(repo, "examples/reviews/*.json")) + [os.path.
         open(os.path.join(out, "spec-%d.json" % n), "w").write(json.dumps(spec))
         n += 1
 PY
+# Reviews shaped as a kubectl apply CREATE reaches the webhook: compact, with
+# the last-applied annotation and metadata.managedFields (which the reader
+# checks 64 bytes at a time), so that mutations start from that shape.
+/usr/bin/python3 - "$repo" "$out/review" <<'PY'
+import glob, json, os, sys
+repo, out = sys.argv[1], sys.argv[2]
+def fields(v):
+    if isinstance(v, dict):
+        return {"f:" + k: fields(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return {'k:{"name":"%s"}' % x.get("name", "") if isinstance(x, dict) else 'v:"%s"' % x: {".": {}, **(fields(x) if isinstance(x, dict) else {})} for x in v}
+    return {}
+for n, path in enumerate(sorted(glob.glob(os.path.join(repo, "examples/reviews/*.json")))):
+    if path.endswith(".response.json"):
+        continue
+    doc = json.load(open(path))
+    obj = doc.get("request", {}).get("object")
+    if not isinstance(obj, dict) or not isinstance(obj.get("metadata"), dict):
+        continue
+    meta = obj["metadata"]
+    meta.setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = json.dumps(obj, separators=(",", ":")) + "\n"
+    meta["managedFields"] = [{"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": obj.get("apiVersion", "v1"),
+                              "time": "2026-11-30T10:00:00Z", "fieldsType": "FieldsV1",
+                              "fieldsV1": fields({k: v for k, v in obj.items() if k not in ("status",)})}]
+    open(os.path.join(out, "kubectl-%d.json" % n), "w").write(json.dumps(doc, separators=(",", ":")))
+PY
 cp "$repo"/examples/manifests/*.yaml "$out/yaml/"
 cp "$repo"/examples/nodes.yaml "$out/yaml/nodes-list.yaml"
