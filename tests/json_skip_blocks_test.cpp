@@ -69,6 +69,7 @@ TEST_CASE("anything else is left to the reader, the text where it was", "[json_s
         std::string value;
     };
     const Case cases[] = {
+        {"a string, not a container", R"("a")"},
         {"a number", R"({"a":1})"},
         {"a literal", R"({"a":true})"},
         {"a space between tokens", R"({"a": "b"})"},

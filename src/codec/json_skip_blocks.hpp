@@ -141,6 +141,7 @@ inline Structure64 classify_structure(const char* p) {
 // literal, a space, an escape of another kind, a byte beyond ASCII,
 // anything broken, or a value that ends within 64 bytes of the text's end.
 inline bool skip_container_blocks(const char*& p, const char* end, std::size_t room, bool* object_at) {
+    if (end - p < 64 || (*p != '{' && *p != '[')) return false;  // the first bracket read must be the value's own open
     const auto after = [](std::uint64_t bits, std::uint64_t carried) { return bits << 1 | carried; };  // the bytes that follow
     std::size_t open = 0;
     bool in_object = false;    // the container the block before ended in is an object
