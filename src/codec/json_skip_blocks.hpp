@@ -38,20 +38,6 @@ inline Block64 classify_block(const char* p) {
     return b;
 }
 
-// Bit i: byte i of the 64 at p is one of { } [ ] : , (a bracket or brace
-// with 0x20 set is { or }).
-inline std::uint64_t structural_bytes(const char* p) {
-    std::uint64_t bits = 0;
-    for (int i = 0; i < 4; ++i) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
-        const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-        const __m128i brackets = _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')), _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
-        const __m128i separators = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')), _mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
-        bits |= lane_bits(_mm_or_si128(brackets, separators)) << (16 * i);
-    }
-    return bits;
-}
-
 // The bytes that follow a run of backslashes of odd length: the escaped
 // ones. A run's start bit added to the mask carries through the run into the
 // bit after it; the run's length is odd when that bit and the start differ in
@@ -64,6 +50,10 @@ inline std::uint64_t escaped_bytes(std::uint64_t backslash) {
     const std::uint64_t after_odd_starts = (backslash + (starts & ~kEven)) & ~backslash;
     return (after_even_starts & ~kEven) | (after_odd_starts & kEven);
 }
+
+// Whether the block's last byte ends a run of backslashes of odd length,
+// which escapes the next block's first byte (escaped_bytes loses it).
+inline bool escapes_next_block(std::uint64_t backslash) { return (backslash >> 63) != 0 && (std::countl_one(backslash) & 1) != 0; }
 
 // Bit i set where an odd number of bits at or below i are: with the
 // unescaped quotes, a string's opening quote and the bytes inside it.
@@ -95,8 +85,7 @@ inline bool skip_plain_blocks(const char*& p, const char* end) {
             p += std::countr_zero(closing) + 1;
             return true;
         }
-        // A block ending in an odd run of backslashes escapes the next one's first byte.
-        if ((b.backslash >> 63) != 0 && (std::countl_one(b.backslash) & 1) != 0) return false;
+        if (escapes_next_block(b.backslash)) return false;
     }
     return false;
 }
@@ -161,7 +150,7 @@ inline bool skip_container_blocks(const char*& p, const char* end, std::size_t r
             escaped = 1;
         }
         escaped |= escaped_bytes(backslash);
-        escape_next = (backslash >> 63) != 0 && (std::countl_one(backslash) & 1) != 0;
+        escape_next = escapes_next_block(backslash);
         const std::uint64_t quotes = b.quote & ~escaped;
         const std::uint64_t strings = prefix_xor(quotes) ^ (in_string ? ~0ull : 0);  // opening quotes and what follows them
         in_string = (strings >> 63) != 0;
