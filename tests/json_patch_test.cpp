@@ -29,6 +29,7 @@ TEST_CASE("JSON strings are escaped", "[json_patch]") {
     CHECK(json_string("a") == "\"a\"");
     CHECK(json_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
     CHECK(json_string(std::string("\n\t\x01\0", 4)) == "\"\\n\\t\\u0001\\u0000\"");
+    CHECK(json_string("\b\f\r\x1f") == "\"\\b\\f\\r\\u001f\"");
     CHECK(json_string("caf\xc3\xa9") == "\"caf\xc3\xa9\"");
 }
 

@@ -1,7 +1,10 @@
 // The answer as Go writes an admission/v1 AdmissionResponse.
 #include "../src/codec/review_writer.hpp"
 
+#include "../src/codec/json_dom.hpp"
+
 #include "model_image_webhook/enforcement.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -27,6 +30,49 @@ TEST_CASE("a field denial carries the status of apierrors.NewInvalid", "[review_
           R"("status":"Failure","message":"ModelArtifact.worker.gpustack.ai \"qwen\" is invalid: spec.source: Required value: pick one",)"
           R"("reason":"Invalid","details":{"name":"qwen","group":"worker.gpustack.ai","kind":"ModelArtifact","causes":[{"reason":"FieldValueRequired",)"
           R"("message":"Required value: pick one","field":"spec.source"}]},"code":422},"auditAnnotations":{"rule":"test-rule"}}})");
+}
+
+TEST_CASE("a denial's details leave out the empty name, group and kind, as Go's StatusDetails does", "[review_writer]") {
+    struct Case {
+        const char* name;
+        std::string_view group, kind, object, details;
+    };
+    const Case cases[] = {
+        {"no name", "worker.gpustack.ai", "ModelArtifact", "", R"("details":{"group":"worker.gpustack.ai","kind":"ModelArtifact","causes":[)"},
+        {"no group (the core group)", "", "Pod", "p", R"("details":{"name":"p","kind":"Pod","causes":[)"},
+        {"nothing but causes", "", "", "", R"("details":{"causes":[)"},
+    };
+    for (const auto& c : cases) {
+        SECTION(c.name) {
+            const Decision d = invalid(c.group, c.kind, c.object, {field_required("spec.a", "x", kTestRule), field_required("spec.b", "y", kTestRule)});
+            const std::string out = json::write_review("admission.k8s.io/v1", "u", d);
+            CHECK_THAT(out, Catch::Contains(std::string(c.details)));
+            CHECK_THAT(out, Catch::Contains(R"("field":"spec.a"},{"reason":"FieldValueRequired")"));
+        }
+    }
+}
+
+TEST_CASE("every ASCII byte echoed in an answer reads back as it was", "[review_writer]") {
+    std::string text;
+    for (int c = 0; c < 0x80; ++c) text += static_cast<char>(c);
+    text += "caf\xc3\xa9";
+    Decision d = forbidden(text, kTestRule);
+    d.warnings = {"a \"quoted\" warning"};
+    d.patch = text;
+    std::string out = json::write_review("admission.k8s.io/v1", text, d);
+    CHECK_THAT(out, Catch::Contains(R"(\b\t\n\u000b\f\r\u000e)"));
+    json::Document doc;
+    REQUIRE(json::parse_document(out, doc).empty());
+    const json::Value* response = json::member(&doc, "response");
+    REQUIRE(response != nullptr);
+    CHECK(json::string_member(response, "uid") == text);
+    CHECK(json::string_member(json::member(response, "status"), "message") == text);
+    CHECK(json::string_member(response, "patch") == base64_encode(text));
+    const json::Value* warnings = json::member(response, "warnings");
+    REQUIRE((warnings != nullptr && warnings->IsArray() && warnings->Size() == 1));
+    CHECK(json::view((*warnings)[0]) == "a \"quoted\" warning");
+    CHECK(json::type_of(json::member(response, "allowed")) == JsonType::boolean);
+    CHECK(json::member(json::member(response, "status"), "code")->GetInt() == 403);
 }
 
 TEST_CASE("a forbidden answer has no details", "[review_writer]") {

@@ -11,13 +11,16 @@ namespace miw {
 namespace {
 
 // The escape of a byte escape_stop stops at ('"', '\\' or a control
-// character), written at out; its length.
+// character), written at out; its length. \b and \f in their short forms, as
+// Go's encoding/json (since 1.22) and RapidJSON write them.
 std::size_t write_escape(unsigned char c, char* out) {
     static constexpr char kHex[] = "0123456789abcdef";
     out[0] = '\\';
     switch (c) {
         case '"': out[1] = '"'; return 2;
         case '\\': out[1] = '\\'; return 2;
+        case '\b': out[1] = 'b'; return 2;
+        case '\f': out[1] = 'f'; return 2;
         case '\n': out[1] = 'n'; return 2;
         case '\r': out[1] = 'r'; return 2;
         case '\t': out[1] = 't'; return 2;
