@@ -80,7 +80,7 @@ void write_status(AnswerText& out, const Decision& d) {
 std::string write_review(std::string_view api_version, std::string_view uid, const Decision& d) {
     // Room for the whole answer up front: the buffer would otherwise grow by
     // halves, a reallocation and a copy each time.
-    std::size_t estimate = 512 + 2 * uid.size() + 2 * d.message.size() + base64_length(d.patch.size());
+    std::size_t estimate = 512 + uid.size() + d.message.size() + base64_length(d.patch.size());
     for (const auto& warning : d.warnings) estimate += warning.size() + 8;
     for (const auto& cause : d.causes) estimate += cause.field.size() + cause.body.size() + 64;
     AnswerText out(estimate);
