@@ -1,10 +1,13 @@
 // The review's parse (the compact reader into RapidJSON's DOM, as review()
-// runs it) beside simdjson's DOM parser on the same bodies: the measurement
-// behind docs/performance.md's "a faster parser" (run 13). Built and run by
+// runs it) beside simdjson's DOM parser on the same bodies, and beside the
+// compact reader alone, driven with a handler that keeps nothing: the
+// measurements behind docs/performance.md's "a faster parser" (run 13) and
+// what a reader with no DOM could save (run 28). Built and run by
 // bench/parser-compare.sh, which installs Debian's libsimdjson-dev for it;
 // nothing in the server links simdjson.
 //
 //   parser_compare ROUNDS BODY.json...
+#include "compact_json_reader.hpp"
 #include "json_dom.hpp"
 
 #include <simdjson.h>
@@ -12,11 +15,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -44,6 +49,34 @@ double best_of_batches(int rounds, Parse parse) {
 
 double since(Clock::time_point start) { return std::chrono::duration<double, std::micro>(Clock::now() - start).count(); }
 
+// Every event taken and nothing kept; the two values the review's builder
+// skips (managedFields and kubectl's last-applied annotation) skipped here
+// too, by key alone, so the reader does the same work it does in a review.
+class KeepNothing {
+public:
+    bool Null() { return true; }
+    bool Bool(bool) { return true; }
+    bool Int(int) { return true; }
+    bool Uint(unsigned) { return true; }
+    bool Int64(std::int64_t) { return true; }
+    bool Uint64(std::uint64_t) { return true; }
+    bool Double(double) { return true; }
+    bool String(const char*, unsigned, bool) { return true; }
+    bool Key(const char* key, unsigned length, bool) {
+        const std::string_view name(key, length);
+        skip_ = name == "managedFields" || name == "kubectl.kubernetes.io/last-applied-configuration";
+        return true;
+    }
+    bool StartObject() { return true; }
+    bool EndObject(unsigned) { return true; }
+    bool StartArray() { return true; }
+    bool EndArray(unsigned) { return true; }
+    bool SkipValue() const { return skip_; }
+
+private:
+    bool skip_ = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,8 +89,8 @@ int main(int argc, char** argv) {
     constexpr std::size_t kArenaBytes = 256u << 10;
     const std::unique_ptr<char[]> arena(new char[kArenaBytes]);
     simdjson::dom::parser simd;
-    std::printf("%-28s %9s %16s %16s  (simdjson kernel: %s)\n", "body", "bytes", "ours us/parse", "simdjson us/parse",
-                simdjson::get_active_implementation()->name().c_str());
+    std::printf("%-28s %9s %16s %16s %16s  (simdjson kernel: %s)\n", "body", "bytes", "ours us/parse", "simdjson us/parse",
+                "reader alone us", simdjson::get_active_implementation()->name().c_str());
     for (int i = 2; i < argc; ++i) {
         const std::string text = read_file(argv[i]);
         std::string body;
@@ -77,13 +110,20 @@ int main(int argc, char** argv) {
             failed |= simd.parse(padded).get(root) != simdjson::SUCCESS;
             return since(start);
         });
+        const double reader_alone = best_of_batches(rounds, [&] {
+            body = text;
+            const auto start = Clock::now();
+            KeepNothing handler;
+            failed |= miw::read_compact_json<miw::kMaxJsonDepth>(body, handler) != miw::CompactRead::parsed;
+            return since(start);
+        });
         if (failed) {
             std::fprintf(stderr, "%s: a parser refused the body\n", argv[i]);
             return 1;
         }
         std::string name = argv[i];
         name = name.substr(name.find_last_of('/') + 1);
-        std::printf("%-28s %9zu %16.2f %16.2f\n", name.c_str(), text.size(), ours, theirs);
+        std::printf("%-28s %9zu %16.2f %16.2f %16.2f\n", name.c_str(), text.size(), ours, theirs, reader_alone);
     }
     return 0;
 }
