@@ -146,13 +146,20 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     std::array<Open, MaxDepth> open;
     std::size_t depth = 0;
 
+    // The position p is never handed to a function that is not inlined, by
+    // reference or in a closure: its address would then escape, and every
+    // store the handler makes (the DOM's stack, its strings) could change it
+    // as far as the compiler knows, so p would be reloaded from memory after
+    // each one. Out-of-line helpers take a position and return the next.
+    //
     // Compact JSON has no space between tokens: one comparison, inline, says
     // so; only text with spaces takes the loop.
-    auto skip_spaces = [&]() __attribute__((noinline)) {
-        while (p != end && is_space(*p)) ++p;
+    auto skip_spaces = [end](const char* q) __attribute__((noinline)) {
+        while (q != end && is_space(*q)) ++q;
+        return q;
     };
     auto skip_space = [&]() __attribute__((always_inline)) {
-        if (static_cast<unsigned char>(*p) <= ' ') skip_spaces();
+        if (static_cast<unsigned char>(*p) <= ' ') p = skip_spaces(p);
     };
     // The character c next, spaces allowed before it; p past it.
     auto expect = [&](char c) __attribute__((always_inline)) {
@@ -168,10 +175,13 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // ASCII are skipped a word at a time; UTF-8 is checked as it comes. The
     // common string, plain ASCII to its quote, takes the inline path.
     std::string decoded;
-    auto read_rest = [&](const char* first, const char* stop, const char*& start, unsigned& length, bool& copy) __attribute__((noinline)) {
+    // The rest of a string from its first stop: the position past its closing
+    // quote, or null where it is broken.
+    auto read_rest = [&decoded, end](const char* first, const char* stop, const char*& start, unsigned& length, bool& copy) __attribute__((noinline)) -> const char* {
         const char* run = first;  // the bytes from here to the next stop are still to be copied, once there is an escape
         for (;;) {
             const auto c = static_cast<unsigned char>(*stop);
+            const char* next = nullptr;
             if (c == '"') {
                 if (copy) {
                     decoded.append(run, stop);
@@ -181,29 +191,28 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                     start = first;
                     length = static_cast<unsigned>(stop - first);
                 }
-                p = stop + 1;
-                return true;
+                return stop + 1;
             }
             if (c >= 0x80) {
                 const std::size_t n = utf8_sequence(stop, end);
-                if (n == 0) return false;
-                p = stop + n;
+                if (n == 0) return nullptr;
+                next = stop + n;
             } else {
-                if (c != '\\') return false;  // a control character
+                if (c != '\\') return nullptr;  // a control character
                 unsigned cp = 0;
                 const std::size_t n = read_escape(stop, end, cp);
-                if (n == 0) return false;
+                if (n == 0) return nullptr;
                 if (!copy) {
                     decoded.clear();
                     copy = true;
                 }
                 decoded.append(run, stop);
                 append_utf8(decoded, cp);
-                p = stop + n;
-                run = p;
+                next = stop + n;
+                run = next;
             }
-            stop = plain_run_end(p, end);
-            if (stop == end) return false;
+            stop = plain_run_end(next, end);
+            if (stop == end) return nullptr;
         }
     };
     auto read_string = [&](const char*& start, unsigned& length, bool& copy) __attribute__((always_inline)) {
@@ -217,31 +226,32 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             p = stop + 1;
             return true;
         }
-        return read_rest(first, stop, start, length, copy);
+        const char* const next = read_rest(first, stop, start, length, copy);
+        if (next == nullptr) return false;
+        p = next;
+        return true;
     };
-    // A string checked as read_string reads it, nothing decoded or kept: a
-    // loop of its own, as it runs over whole skipped values (kubectl's
-    // annotation is one escape every few bytes).
-    auto scan_string = [&]() __attribute__((noinline)) {
-        ++p;
-        const char* blocks_from = p;  // where the 64-byte blocks may be tried (again)
+    // A string at q (its opening quote) checked as read_string reads it,
+    // nothing decoded or kept: the position past it, or null. A loop of its
+    // own, as it runs over whole skipped values (kubectl's annotation is one
+    // escape every few bytes).
+    auto scan_string = [end](const char* q) __attribute__((noinline)) -> const char* {
+        ++q;
+        const char* blocks_from = q;  // where the 64-byte blocks may be tried (again)
         for (;;) {
-            const char* stop = plain_run_end(p, end);
-            if (stop == end) return false;
+            const char* stop = plain_run_end(q, end);
+            if (stop == end) return nullptr;
             const auto c = static_cast<unsigned char>(*stop);
-            if (c == '"') {
-                p = stop + 1;
-                return true;
-            }
+            if (c == '"') return stop + 1;
             // kubectl's annotation holds a \" every few bytes: taken first
             // (stop[1] is at most the terminating NUL).
             if (c == '\\' && stop[1] == '"') {
-                p = stop + 2;
+                q = stop + 2;
 #if defined(__SSE2__)
                 // An escaped quote: a string of escapes, likely the annotation.
-                if (p >= blocks_from) {
-                    if (skip_plain_blocks(p, end)) return true;
-                    blocks_from = p + 64;  // not again before the block that stopped it
+                if (q >= blocks_from) {
+                    if (skip_plain_blocks(q, end)) return q;
+                    blocks_from = q + 64;  // not again before the block that stopped it
                 }
 #endif
                 continue;
@@ -250,16 +260,16 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             unsigned cp = 0;
             if (c >= 0x80) n = utf8_sequence(stop, end);
             else if (c == '\\') n = read_escape(stop, end, cp);
-            if (n == 0) return false;
-            p = stop + n;
+            if (n == 0) return nullptr;
+            q = stop + n;
         }
     };
-    auto read_literal = [&](std::string_view word) {
-        if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0) return false;
-        p += word.size();
+    auto read_literal = [end](const char*& q, std::string_view word) __attribute__((always_inline)) {
+        if (static_cast<std::size_t>(end - q) < word.size() || std::memcmp(q, word.data(), word.size()) != 0) return false;
+        q += word.size();
         return true;
     };
-    // A number, p past it, by JSON's grammar; false where it is broken or
+    // A number at q, q past it, by JSON's grammar; false where it is broken or
     // where the reader leaves it to RapidJSON. integer: neither fraction nor
     // exponent, and value holds it in the 64-bit ranges. Any other number is
     // read into d as the double nearest its text, when RapidJSON takes it as
@@ -268,54 +278,54 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // own arithmetic: at most 300 digits and 308 are taken) and it is zero or
     // a normal double (RapidJSON reads some others as infinity, zero or a
     // subnormal its own way).
-    auto scan_number = [&](bool& minus, std::uint64_t& value, bool& integer, double& d) {
-        const auto digit_at = [&] { return p != end && *p >= '0' && *p <= '9'; };
-        const char* const start = p;
-        minus = *p == '-';
-        if (minus) ++p;
+    auto scan_number = [end](const char*& q, bool& minus, std::uint64_t& value, bool& integer, double& d) __attribute__((always_inline)) {
+        const auto digit_at = [&] { return q != end && *q >= '0' && *q <= '9'; };
+        const char* const start = q;
+        minus = *q == '-';
+        if (minus) ++q;
         if (!digit_at()) return false;
-        const char* const digits = p;
-        value = static_cast<std::uint64_t>(*p - '0');
+        const char* const digits = q;
+        value = static_cast<std::uint64_t>(*q - '0');
         bool fits = true;
-        if (*p++ != '0') {
-            for (; digit_at(); ++p) {
-                const auto digit = static_cast<std::uint64_t>(*p - '0');
+        if (*q++ != '0') {
+            for (; digit_at(); ++q) {
+                const auto digit = static_cast<std::uint64_t>(*q - '0');
                 if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) fits = false;
                 value = value * 10 + digit;
             }
         }
-        const auto integer_digits = static_cast<std::size_t>(p - digits);
+        const auto integer_digits = static_cast<std::size_t>(q - digits);
         integer = fits && (!minus || value <= 9223372036854775808ull);
-        if (p != end && *p == '.') {
+        if (q != end && *q == '.') {
             integer = false;
-            ++p;
+            ++q;
             if (!digit_at()) return false;
-            while (digit_at()) ++p;
+            while (digit_at()) ++q;
         }
         unsigned positive_exponent = 0;  // saturated at 1000
-        if (p != end && (*p == 'e' || *p == 'E')) {
+        if (q != end && (*q == 'e' || *q == 'E')) {
             integer = false;
-            ++p;
-            const bool negative = p != end && *p == '-';
-            if (p != end && (*p == '+' || *p == '-')) ++p;
+            ++q;
+            const bool negative = q != end && *q == '-';
+            if (q != end && (*q == '+' || *q == '-')) ++q;
             if (!digit_at()) return false;
-            for (; digit_at(); ++p) {
-                if (!negative) positive_exponent = std::min(1000u, positive_exponent * 10 + static_cast<unsigned>(*p - '0'));
+            for (; digit_at(); ++q) {
+                if (!negative) positive_exponent = std::min(1000u, positive_exponent * 10 + static_cast<unsigned>(*q - '0'));
             }
         }
         if (integer) return true;
         if (integer_digits > 300 || positive_exponent > 308) return false;
-        const auto [stop, error] = std::from_chars(start, p, d);
-        return error == std::errc() && stop == p && (d == 0 || std::abs(d) >= std::numeric_limits<double>::min());
+        const auto [stop, error] = std::from_chars(start, q, d);
+        return error == std::errc() && stop == q && (d == 0 || std::abs(d) >= std::numeric_limits<double>::min());
     };
     // An integer by RapidJSON's ranges: Uint up to 2^32-1, Uint64 beyond;
     // Int down to -2^31, Int64 beyond; any other number a Double.
-    auto read_number = [&] {
+    auto read_number = [&]() __attribute__((always_inline)) {
         bool minus = false;
         bool integer = false;
         std::uint64_t value = 0;
         double d = 0;
-        if (!scan_number(minus, value, integer, d)) return false;
+        if (!scan_number(p, minus, value, integer, d)) return false;
         if (!integer) return handler.Double(d);
         if (!minus) {
             if (value <= std::numeric_limits<unsigned>::max()) return handler.Uint(static_cast<unsigned>(value));
@@ -325,26 +335,30 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         return handler.Int64(static_cast<std::int64_t>(~value + 1));
     };
 
-    // One value checked as the loop below reads it, nothing kept: its own
-    // containers counted against MaxDepth as if they were read.
+    // One value at q checked as the loop below reads it, nothing kept, with
+    // open_depth containers open around it: its own containers counted
+    // against MaxDepth as if they were read. The position past it, or null.
     std::array<bool, MaxDepth> skipped{};  // object (true) or array, of each container open inside it
-    auto skip_value = [&]() __attribute__((noinline)) {
+    auto skip_value = [&](const char* q, std::size_t open_depth) __attribute__((noinline)) -> const char* {
+        const auto space = [&] {
+            if (static_cast<unsigned char>(*q) <= ' ') q = skip_spaces(q);
+        };
 #if defined(__SSE2__)
-        skip_space();
-        if ((*p == '{' || *p == '[') && skip_container_blocks(p, end, MaxDepth - depth, skipped.data())) return true;
+        space();
+        if ((*q == '{' || *q == '[') && skip_container_blocks(q, end, MaxDepth - open_depth, skipped.data())) return q;
 #endif
         std::size_t n = 0;
         for (;;) {
-            skip_space();  // at the end, the NUL is no value's first character
+            space();  // at the end, the NUL is no value's first character
             bool opened = false;
-            switch (*p) {
+            switch (*q) {
                 case '{':
                 case '[': {
-                    const bool object = *p++ == '{';
-                    if (depth + n + 1 > MaxDepth) return false;
-                    skip_space();
-                    if (*p == (object ? '}' : ']')) {
-                        ++p;
+                    const bool object = *q++ == '{';
+                    if (open_depth + n + 1 > MaxDepth) return nullptr;
+                    space();
+                    if (*q == (object ? '}' : ']')) {
+                        ++q;
                         break;
                     }
                     skipped[n++] = object;
@@ -352,41 +366,43 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                     break;
                 }
                 case '"':
-                    if (!scan_string()) return false;
+                    if ((q = scan_string(q)) == nullptr) return nullptr;
                     break;
                 case 't':
-                    if (!read_literal("true")) return false;
+                    if (!read_literal(q, "true")) return nullptr;
                     break;
                 case 'f':
-                    if (!read_literal("false")) return false;
+                    if (!read_literal(q, "false")) return nullptr;
                     break;
                 case 'n':
-                    if (!read_literal("null")) return false;
+                    if (!read_literal(q, "null")) return nullptr;
                     break;
                 default: {
                     bool minus = false;
                     bool integer = false;
                     std::uint64_t value = 0;
                     double d = 0;
-                    if (!scan_number(minus, value, integer, d)) return false;
+                    if (!scan_number(q, minus, value, integer, d)) return nullptr;
                 }
             }
             if (!opened) {
                 for (;;) {
-                    if (n == 0) return true;
-                    skip_space();
-                    if (*p == ',') {
-                        ++p;
+                    if (n == 0) return q;
+                    space();
+                    if (*q == ',') {
+                        ++q;
                         break;
                     }
-                    if (*p != (skipped[n - 1] ? '}' : ']')) return false;
-                    ++p;
+                    if (*q != (skipped[n - 1] ? '}' : ']')) return nullptr;
+                    ++q;
                     --n;
                 }
             }
             if (skipped[n - 1]) {
-                skip_space();
-                if (*p != '"' || !scan_string() || !expect(':')) return false;
+                space();
+                if (*q != '"' || (q = scan_string(q)) == nullptr) return nullptr;
+                space();
+                if (*q++ != ':') return nullptr;
             }
         }
     };
@@ -419,13 +435,13 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 break;
             }
             case 't':
-                if (!read_literal("true") || !handler.Bool(true)) return CompactRead::declined;
+                if (!read_literal(p, "true") || !handler.Bool(true)) return CompactRead::declined;
                 break;
             case 'f':
-                if (!read_literal("false") || !handler.Bool(false)) return CompactRead::declined;
+                if (!read_literal(p, "false") || !handler.Bool(false)) return CompactRead::declined;
                 break;
             case 'n':
-                if (!read_literal("null") || !handler.Null()) return CompactRead::declined;
+                if (!read_literal(p, "null") || !handler.Null()) return CompactRead::declined;
                 break;
             default:
                 if (!read_number()) return CompactRead::declined;
@@ -465,7 +481,9 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             if (!read_string(start, length, copy) || !handler.Key(start, length, copy) || !expect(':')) return CompactRead::declined;
             if constexpr (requires { handler.SkipValue(); }) {
                 if (handler.SkipValue()) {
-                    if (!skip_value() || !handler.Null()) return CompactRead::declined;
+                    const char* const next = skip_value(p, depth);
+                    if (next == nullptr || !handler.Null()) return CompactRead::declined;
+                    p = next;
                     done_value = true;
                     goto after_value;
                 }
