@@ -335,10 +335,13 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         return handler.Int64(static_cast<std::int64_t>(~value + 1));
     };
 
+    // Object (true) or array, of each container open inside a skipped value;
+    // each entry written before it is read, so left uninitialised (a
+    // kilobyte a parse).
+    std::array<bool, MaxDepth> skipped;
     // One value at q checked as the loop below reads it, nothing kept, with
     // open_depth containers open around it: its own containers counted
     // against MaxDepth as if they were read. The position past it, or null.
-    std::array<bool, MaxDepth> skipped{};  // object (true) or array, of each container open inside it
     auto skip_value = [&](const char* q, std::size_t open_depth) __attribute__((noinline)) -> const char* {
         const auto space = [&] {
             if (static_cast<unsigned char>(*q) <= ' ') q = skip_spaces(q);
