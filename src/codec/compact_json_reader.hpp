@@ -158,16 +158,17 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         while (q != end && is_space(*q)) ++q;
         return q;
     };
-    auto skip_space = [&]() __attribute__((always_inline)) {
-        if (static_cast<unsigned char>(*p) <= ' ') p = skip_spaces(p);
+    // Inline, so that a position handed to them by reference stays local.
+    auto skip_space = [skip_spaces](const char*& q) __attribute__((always_inline)) {
+        if (static_cast<unsigned char>(*q) <= ' ') q = skip_spaces(q);
     };
-    // The character c next, spaces allowed before it; p past it.
-    auto expect = [&](char c) __attribute__((always_inline)) {
-        if (*p != c) {
-            skip_space();
-            if (*p != c) return false;
+    // The character c next, spaces allowed before it; q past it.
+    auto expect = [skip_space](const char*& q, char c) __attribute__((always_inline)) {
+        if (*q != c) {
+            skip_space(q);
+            if (*q != c) return false;
         }
-        ++p;
+        ++q;
         return true;
     };
     // A string, p at its opening quote: its text in place when it has no
@@ -343,23 +344,20 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
     // open_depth containers open around it: its own containers counted
     // against MaxDepth as if they were read. The position past it, or null.
     auto skip_value = [&](const char* q, std::size_t open_depth) __attribute__((noinline)) -> const char* {
-        const auto space = [&] {
-            if (static_cast<unsigned char>(*q) <= ' ') q = skip_spaces(q);
-        };
 #if defined(__SSE2__)
-        space();
+        skip_space(q);
         if ((*q == '{' || *q == '[') && skip_container_blocks(q, end, MaxDepth - open_depth, skipped.data())) return q;
 #endif
         std::size_t n = 0;
         for (;;) {
-            space();  // at the end, the NUL is no value's first character
+            skip_space(q);  // at the end, the NUL is no value's first character
             bool opened = false;
             switch (*q) {
                 case '{':
                 case '[': {
                     const bool object = *q++ == '{';
                     if (open_depth + n + 1 > MaxDepth) return nullptr;
-                    space();
+                    skip_space(q);
                     if (*q == (object ? '}' : ']')) {
                         ++q;
                         break;
@@ -391,7 +389,7 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
             if (!opened) {
                 for (;;) {
                     if (n == 0) return q;
-                    space();
+                    skip_space(q);
                     if (*q == ',') {
                         ++q;
                         break;
@@ -402,24 +400,22 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
                 }
             }
             if (skipped[n - 1]) {
-                space();
-                if (*q != '"' || (q = scan_string(q)) == nullptr) return nullptr;
-                space();
-                if (*q++ != ':') return nullptr;
+                skip_space(q);
+                if (*q != '"' || (q = scan_string(q)) == nullptr || !expect(q, ':')) return nullptr;
             }
         }
     };
     bool done_value = true;
     for (;;) {
         // A value (at the end, the NUL is no value's first character).
-        skip_space();
+        skip_space(p);
         done_value = true;
         switch (*p) {
             case '{':
             case '[': {
                 const bool object = *p++ == '{';
                 if (!(object ? handler.StartObject() : handler.StartArray())) return CompactRead::declined;
-                skip_space();
+                skip_space(p);
                 if (*p == (object ? '}' : ']')) {
                     ++p;
                     if (!(object ? handler.EndObject(0) : handler.EndArray(0))) return CompactRead::declined;
@@ -456,10 +452,10 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         // containers it completes.
         for (bool need_value = !done_value; !need_value;) {
             if (depth == 0) {
-                skip_space();
+                skip_space(p);
                 return p == end ? CompactRead::parsed : CompactRead::declined;
             }
-            skip_space();
+            skip_space(p);
             Open& top = open[depth - 1];
             ++top.count;
             if (*p == ',') {
@@ -476,12 +472,12 @@ CompactRead read_compact_json(const std::string& text, Handler& handler) {
         }
         // The start of a member: its key and colon, then its value above.
         if (open[depth - 1].object) {
-            skip_space();
+            skip_space(p);
             if (*p != '"') return CompactRead::declined;
             const char* start = nullptr;
             unsigned length = 0;
             bool copy = false;
-            if (!read_string(start, length, copy) || !handler.Key(start, length, copy) || !expect(':')) return CompactRead::declined;
+            if (!read_string(start, length, copy) || !handler.Key(start, length, copy) || !expect(p, ':')) return CompactRead::declined;
             if constexpr (requires { handler.SkipValue(); }) {
                 if (handler.SkipValue()) {
                     const char* const next = skip_value(p, depth);
