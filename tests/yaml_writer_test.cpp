@@ -104,3 +104,31 @@ TEST_CASE("what the writer writes reads back, as kubectl reads it, to the same J
     REQUIRE(back.documents.size() == 1);
     CHECK(back.documents[0].json == json);
 }
+
+TEST_CASE("long keys are written as explicit keys and read back the same", "[yaml_writer]") {
+    const std::string plain_128(128, 'k');
+    const std::string plain_129(129, 'k');
+    const std::string escapes(600, '\\');  // 1,202 characters once quoted
+    const std::string long_key = json_string(plain_129);
+    const std::pair<const char*, std::string> cases[] = {
+        {"a 128-byte key stays simple", "{" + json_string(plain_128) + ":1}"},
+        {"a 129-byte key with a scalar", "{" + long_key + ":\"v\"}"},
+        {"a key of 1,202 quoted characters", "{" + json_string(escapes) + ":null}"},
+        {"a long key holding an object", "{" + long_key + ":{\"a\":1,\"b\":[1,2]}}"},
+        {"a long key holding a sequence", "{" + long_key + ":[{\"a\":1},\"x\",[]]}"},
+        {"a long key holding empty containers", "{" + long_key + ":{},\"next\":[]}"},
+        {"a long key first in a sequence item", "[{" + long_key + ":[1],\"b\":2}]"},
+        {"long keys nested", "{" + long_key + ":{" + json_string(escapes) + ":{\"c\":[true]}}}"},
+    };
+    for (const auto& [name, json] : cases) {
+        DYNAMIC_SECTION(name) {
+            const std::string yaml = to_yaml(json);
+            INFO(yaml);
+            CHECK((yaml.find("? ") != std::string::npos) == (json.find(plain_129) != std::string::npos || json.find(escapes) != std::string::npos));
+            const YamlLoad back = load_yaml(yaml);
+            REQUIRE(back.ok());
+            REQUIRE(back.documents.size() == 1);
+            CHECK(back.documents[0].json == json);
+        }
+    }
+}

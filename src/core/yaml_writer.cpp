@@ -71,6 +71,8 @@ void YamlWriter::literal(std::string_view json) { add(std::make_unique<Node>(Nod
 
 namespace {
 
+constexpr std::size_t kLongestSimpleKey = 128;
+
 bool empty_container(const YamlWriter::Node* n) {
     return (n->type == YamlWriter::Node::Type::object && n->members.empty()) || (n->type == YamlWriter::Node::Type::array && n->items.empty());
 }
@@ -85,13 +87,18 @@ void write_node(const YamlWriter::Node* node, std::string& out, std::size_t inde
     const std::string pad(indent, ' ');
     if (node->type == YamlWriter::Node::Type::object) {
         for (const auto& [name, child] : node->members) {
-            out += pad + yaml_scalar(name) + ":";
+            // A YAML reader looks no further than 1024 characters for a key's
+            // colon, so a long key is written after "? " and its value after
+            // ": " on the next line, past 128 bytes as go-yaml's emitter does.
+            const bool explicit_key = name.size() > kLongestSimpleKey;
+            out += pad + (explicit_key ? "? " + yaml_scalar(name) + "\n" + pad : yaml_scalar(name)) + ":";
             if (child->type == YamlWriter::Node::Type::scalar || empty_container(child.get())) {
                 out += " " + inline_text(child.get()) + "\n";
             } else {
                 out += "\n";
                 // Sequences under a key sit at the key's indent, as kubectl writes them.
-                write_node(child.get(), out, child->type == YamlWriter::Node::Type::array ? indent : indent + 2);
+                const bool indentless = child->type == YamlWriter::Node::Type::array && !explicit_key;
+                write_node(child.get(), out, indentless ? indent : indent + 2);
             }
         }
         return;
