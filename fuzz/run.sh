@@ -5,6 +5,9 @@
 #
 #   bash fuzz/run.sh [SECONDS]     (default 60)
 #   FUZZ_TARGETS="review mutation" bash fuzz/run.sh 30   (some targets only)
+#   FUZZ_SEED=1 FUZZ_RUNS="review=50000 yaml=100000" bash fuzz/run.sh 120
+#     (a fixed seed, and at most that many inputs for the targets named: the
+#     same inputs on every machine, or a prefix of them where SECONDS runs out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -22,9 +25,16 @@ for target in ${FUZZ_TARGETS:-reference version review mutation yaml}; do
   mkdir -p "fuzz/regressions/$target"
   cp -r "fuzz/regressions/$target/." "$corpus/$target/" 2>/dev/null || true
   log="$corpus/$target.log"
-  if "$build/fuzz_$target" "$corpus/$target" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  bounds=(-max_total_time="$seconds" -reload=0)
+  # A seeded run leaves out the operands of comparisons as mutation hints: some
+  # are addresses, which ASLR moves, and the same seed would then make other inputs.
+  [[ -n ${FUZZ_SEED:-} ]] && bounds+=(-seed="$FUZZ_SEED" -use_cmp=0)
+  for cap in ${FUZZ_RUNS:-}; do
+    [[ ${cap%%=*} == "$target" ]] && bounds+=(-runs="${cap#*=}")
+  done
+  if "$build/fuzz_$target" "$corpus/$target" "${bounds[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="fuzz/regressions/$target/" -print_final_stats=1 >"$log" 2>&1; then
-    echo "fuzz $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs in ${seconds}s, no crash"
+    echo "fuzz $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs${FUZZ_SEED:+ from seed $FUZZ_SEED}, no crash"
   else
     status=1
     echo "fuzz $target: FAILED; the input is in fuzz/regressions/$target/"
