@@ -139,6 +139,30 @@ TEST_CASE("documents, comments, BOMs and line ends", "[yaml_loader]") {
     }
 }
 
+TEST_CASE("a document that reads as null is no object and is left out, as kubectl leaves it", "[yaml_loader]") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"null", "null\n"},
+        {"a tilde", "~\n"},
+        {"Null", "Null\n"},
+        {"a tagged null", "!!null\n"},
+        {"a tagged null with text", "!!null ''\n"},
+        {"an anchored null", "&a null\n"},
+        {"null after a marker", "--- null\n"},
+        {"a null between objects", "a: 1\n---\n!!null\n---\nb: 2\n"},
+    };
+    for (const auto& [name, yaml] : cases) {
+        DYNAMIC_SECTION(name) {
+            const YamlLoad load = load_yaml(yaml);
+            REQUIRE(load.ok());
+            for (const auto& doc : load.documents) CHECK(doc.json != "null");
+            CHECK(load.documents.size() == (std::string_view(yaml).find("a: 1") != std::string_view::npos ? 2u : 0u));
+        }
+    }
+    SECTION("a quoted null is a string, kept for the reader to refuse as no object") {
+        CHECK(only_json("\"null\"\n") == R"("null")");
+    }
+}
+
 TEST_CASE("broken YAML is refused with its line", "[yaml_loader]") {
     struct Case {
         const char* name;

@@ -304,11 +304,6 @@ YamlLoad load_yaml(std::string_view text) {
         }
         if (tree.nodes.empty()) continue;
         const Node& root = tree.nodes.front();
-        // An empty document (or one holding only null) is no object.
-        if (root.type == Node::Type::scalar && root.tag.empty() && root.plain) {
-            const Result<YamlScalar> s = resolve_plain_yaml_scalar(root.value);
-            if (s && s->kind == YamlScalarKind::null) continue;
-        }
         JsonWriter writer(tree.nodes);
         if (!writer.value(0, 0, failure)) {
             result.error = failure.message;
@@ -316,6 +311,9 @@ YamlLoad load_yaml(std::string_view text) {
             result.documents.clear();
             return result;
         }
+        // A document that reads as null (empty, "~", "!!null", ...) is no
+        // object: kubectl skips it by its JSON, whatever wrote it so.
+        if (writer.out == "null") continue;
         YamlDocument doc;
         doc.line = root.line;
         doc.json = std::move(writer.out);
