@@ -189,6 +189,12 @@ TEST_CASE("bodies that hold no readable review get a plain 400", "[admission_rev
         {"two documents", envelope(R"({"uid":"u"})") + envelope(R"({"uid":"u"})"), "not valid JSON"},
         {"invalid UTF-8 in a string", envelope("{\"uid\":\"u\xff\"}"), "not valid JSON"},
         {"overlong UTF-8", envelope("{\"uid\":\"\xc0\xaf\"}"), "not valid JSON"},
+        // Escapes that stand for no character: Go would read each as U+FFFD, but
+        // the apiserver never writes them, and one read as bytes is invalid UTF-8.
+        {"an escaped high surrogate alone", envelope(R"({"uid":"u\ud800"})"), "surrogate pair in string is invalid"},
+        {"an escaped low surrogate alone", envelope(R"({"uid":"u\udc00"})"), "surrogate pair in string is invalid"},
+        {"an escaped low surrogate alone in a container's key", envelope(R"({"uid":"u","object":{"spec":{"containers":[{"volumeM\uDDDDounts":[]}]}}})"),
+         "surrogate pair in string is invalid"},
         // The validator takes a sequence's tail bytes before judging them:
         // these end the body in the middle of one (short bodies live on the stack).
         {"a four-byte UTF-8 lead at the end of a short body", "\"\xf0", "not valid JSON"},

@@ -28,6 +28,13 @@ TEST_CASE("documents parse in place with either reader, or say why not", "[json_
         {"a NUL inside", std::string("{\"a\":1}\0{}", 10), "a NUL byte at byte 7"},
         {"nested past the limit", std::string(kMaxJsonDepth + 1, '[') + std::string(kMaxJsonDepth + 1, ']'), "deeper than 1000 levels"},
         {"nested to the limit", std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']'), ""},
+        {"an escaped surrogate pair", R"({"a":"\ud83d\ude00"})", ""},
+        {"an escaped high surrogate alone", R"({"a":"\ud83dx"})", "The surrogate pair in string is invalid."},
+        {"an escaped low surrogate alone", R"({"a":"x\udc00"})", "The surrogate pair in string is invalid. (at byte 7)"},
+        {"an escaped low surrogate in a key", R"({"k\uDDDD":1})", "The surrogate pair in string is invalid. (at byte 3)"},
+        {"a low surrogate after a pair", R"({"a":"\ud83d\ude00\ude00"})", "The surrogate pair in string is invalid. (at byte 18)"},
+        {"a low surrogate after an escaped backslash", R"({"a":"\\\udc00"})", "The surrogate pair in string is invalid. (at byte 8)"},
+        {"an escaped backslash, then the text of an escape", R"({"a":"\\udc00"})", ""},
     };
     for (const auto& c : cases) {
         for (JsonReader reader : {JsonReader::compact_first, JsonReader::rapidjson_only}) {
