@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -150,4 +151,32 @@ TEST_CASE("members are found as Go's decoder finds them", "[json_dom]") {
     CHECK(string_member(&doc, "b") == "x");
     CHECK(string_member(&doc, "a").empty());
     CHECK(serialize(*member(&doc, "obj")) == "{}");
+}
+
+TEST_CASE("control characters are written escaped wherever they fall in a string", "[json_dom]") {
+    // RapidJSON's StringBuffer writer scans 16 bytes at a time and lets 0x1A to
+    // 0x1F through raw; every one of the 32, in short and long strings and keys,
+    // must come out escaped and read back as it was.
+    for (int c = 0; c < 0x20; ++c) {
+        char escape[8];
+        std::snprintf(escape, sizeof escape, "\\u%04X", c);
+        for (std::size_t before : {0u, 3u, 17u, 40u}) {
+            DYNAMIC_SECTION("0x" << std::hex << c << std::dec << " after " << before << " bytes") {
+                const std::string padded = std::string(before, 'a') + escape + std::string(20, 'b');
+                std::string json = "{\"" + padded + "\":\"" + padded + "\"}";
+                Document doc;
+                REQUIRE(parse_document(json, doc, JsonReader::rapidjson_only).empty());
+                const std::string written = serialize(doc);
+                for (char w : written) CHECK(static_cast<unsigned char>(w) >= 0x20);
+                std::string again = written;
+                Document back;
+                REQUIRE(parse_document(again, back).empty());
+                CHECK(serialize(back) == written);
+                REQUIRE(back.IsObject());
+                REQUIRE(back.MemberCount() == 1);
+                CHECK(std::string(back.MemberBegin()->name.GetString(), back.MemberBegin()->name.GetStringLength()) ==
+                      std::string(before, 'a') + static_cast<char>(c) + std::string(20, 'b'));
+            }
+        }
+    }
 }

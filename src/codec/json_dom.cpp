@@ -153,10 +153,10 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
 
 
 std::string serialize(const Value& v) {
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
+    StringOutput out;
+    JsonWriter w(out);
     v.Accept(w);
-    return std::string(buffer.GetString(), buffer.GetSize());
+    return std::move(out.text);
 }
 
 std::string string_member(const Value* obj, std::string_view name) {

@@ -17,7 +17,6 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
-#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <array>
@@ -44,9 +43,18 @@ public:
 using Document = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, WorkStackAllocator>;
 using rapidjson::SizeType;
 using rapidjson::Value;
-// RapidJSON's own default: its SSE2 scan of a string's unescaped run is
-// written for exactly this Writer<StringBuffer>.
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+// RapidJSON's writer into a std::string, not into its StringBuffer:
+// Writer<StringBuffer> has its own SSE2 scan of a string's unescaped run, with
+// the reader's blind spot (0x1A to 0x1F pass unescaped, so a key holding
+// \u001A came out as a raw control character, which no JSON reader takes).
+// Over any other stream it escapes byte by byte, as JSON requires.
+struct StringOutput {
+    using Ch = char;
+    std::string text;
+    void Put(char c) { text.push_back(c); }
+    void Flush() {}
+};
+using JsonWriter = rapidjson::Writer<StringOutput>;
 
 constexpr unsigned kParseFlags = rapidjson::kParseInsituFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 // Printable ASCII (what the apiserver sends: compact JSON, non-ASCII escaped
@@ -252,9 +260,6 @@ inline const Value* at_pointer(const Value* root, std::string_view pointer) {
     }
     return at;
 }
-
-inline void write_string(JsonWriter& w, std::string_view s) { w.String(s.data(), static_cast<SizeType>(s.size())); }
-inline void write_key(JsonWriter& w, std::string_view s) { w.Key(s.data(), static_cast<SizeType>(s.size())); }
 
 // A value as compact JSON text.
 std::string serialize(const Value& v);
