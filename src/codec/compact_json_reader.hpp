@@ -85,6 +85,18 @@ inline int hex_digit(char c) {
     return -1;
 }
 
+// The value of the four hex digits at p (a \uXXXX escape's), or -1 where one
+// is not a hex digit.
+inline long hex4(const char* p) {
+    long value = 0;
+    for (int i = 0; i < 4; ++i) {
+        const int d = hex_digit(p[i]);
+        if (d < 0) return -1;
+        value = value << 4 | d;
+    }
+    return value;
+}
+
 // The escape at p (its backslash): the bytes it takes (2, or 6 for \uXXXX)
 // and the code point it stands for; 0 for what RapidJSON would refuse, and
 // for an escaped surrogate (RapidJSON's pairing rules are its own to apply).
@@ -103,13 +115,10 @@ inline std::size_t read_escape(const char* p, const char* end, unsigned& cp) {
         default: return 0;
     }
     if (end - p < 6) return 0;
-    cp = 0;
-    for (int i = 2; i < 6; ++i) {
-        const int d = hex_digit(p[i]);
-        if (d < 0) return 0;
-        cp = cp << 4 | static_cast<unsigned>(d);
-    }
-    return cp >= 0xd800 && cp <= 0xdfff ? 0 : 6;
+    const long unit = hex4(p + 2);
+    if (unit < 0 || (unit >= 0xd800 && unit <= 0xdfff)) return 0;
+    cp = static_cast<unsigned>(unit);
+    return 6;
 }
 
 // A code point of the Basic Multilingual Plane (what one \uXXXX escape

@@ -61,25 +61,6 @@ namespace {
 
 const char* const kOverBudget = "it holds more JSON values than the memory at hand can read now";
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-// The code unit of the \uXXXX escape at i, or -1 where there is none.
-long escaped_unit(std::string_view text, std::size_t i) {
-    if (i + 6 > text.size() || text[i] != '\\' || text[i + 1] != 'u') return -1;
-    long unit = 0;
-    for (std::size_t k = i + 2; k < i + 6; ++k) {
-        const int d = hex_digit(text[k]);
-        if (d < 0) return -1;
-        unit = unit * 16 + d;
-    }
-    return unit;
-}
-
 // Where the first escaped low surrogate without a high one before it is, in
 // text that parsed as JSON (so every backslash is in a string, its escapes in
 // step from the string's start); npos where there is none. RapidJSON 1.1
@@ -88,7 +69,8 @@ long escaped_unit(std::string_view text, std::size_t i) {
 // carry; later RapidJSON refuses both, and so does this reader.
 std::size_t unpaired_low_surrogate(std::string_view text) {
     for (std::size_t i = text.find('\\'); i != std::string_view::npos && i + 1 < text.size(); i = text.find('\\', i)) {
-        const long unit = escaped_unit(text, i);
+        // The code unit of a \uXXXX escape, or -1 for any other.
+        const long unit = text[i + 1] == 'u' && i + 6 <= text.size() ? compact_json::hex4(text.data() + i + 2) : -1;
         if (unit >= 0xDC00 && unit <= 0xDFFF) return i;
         // A high surrogate parsed, so the low one after it is its pair.
         i += unit >= 0xD800 && unit <= 0xDBFF ? 12 : unit >= 0 ? 6 : 2;
