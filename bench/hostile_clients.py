@@ -10,7 +10,8 @@ Phases (counts times --scale): 4,200 half-open TLS handshakes (half a
 ClientHello each); 20 uploads of 7.9 MiB bodies sent slowly; 12 concurrent
 reviews with a 7.9 MiB uid; 12 concurrent reviews of 7.9 MiB of small values
 ("0,0,0,...", which JSON read whole holds in 16 times its size); 5,000 idle TLS
-connections; then all five at once. Every request loop is
+connections; 1,000 requests stopped inside a TLS record; then all six at
+once. Every request loop is
 bounded in count and time, on loopback only.
 """
 import json
@@ -229,18 +230,58 @@ def idle_connections():
     return "%d kept alive after one request, %d closed by the server" % (len(held), closed)
 
 
+def partial_records():
+    """Connections that complete the handshake, then send a request's first
+    31,000 bytes (a whole 16 KiB TLS record and most of the next) less the
+    last few and stop: as much as OpenSSL's read buffer can be made to hold,
+    held until the record is whole or the body timeout ends the
+    connection."""
+    count = int(1000 * scale)
+    head = b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n"
+    request = head + b" " * (31000 - len(head))
+    held, failed = [], 0
+    for _ in range(count):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+            tls = ctx.wrap_bio(incoming, outgoing, server_hostname="127.0.0.1")
+            while True:
+                try:
+                    tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    s.sendall(outgoing.read())
+                    data = s.recv(65536)
+                    if not data:
+                        raise OSError("closed during the handshake")
+                    incoming.write(data)
+            s.sendall(outgoing.read())
+            tls.write(request)
+            record = outgoing.read()
+            s.sendall(record[:-64])
+            held.append(s)
+        except (OSError, ssl.SSLError):
+            failed += 1
+    time.sleep(1.0)
+    for s in held:
+        s.close()
+    return "%d held a record short of its end, %d failed" % (len(held), failed)
+
+
 print("server %s, flags: %s" % (BINARY, " ".join(extra) or "(the shipped defaults)"))
 print("%-44s          %6.1f MiB" % ("idle, before any client", status_kib("VmRSS") / 1024.0))
 peaks = [phase("%d half-open TLS handshakes" % int(4200 * scale), half_open_handshakes),
          phase("%d slow 7.9 MiB uploads" % int(20 * scale), slow_uploads),
          phase("%d concurrent reviews with a 7.9 MiB uid" % int(12 * scale), huge_uids),
          phase("%d concurrent 7.9 MiB bodies of small values" % int(12 * scale), small_values),
-         phase("%d idle TLS connections" % int(5000 * scale), idle_connections)]
+         phase("%d idle TLS connections" % int(5000 * scale), idle_connections),
+         phase("%d requests stopped inside a TLS record" % int(1000 * scale), partial_records)]
 
 
 def all_at_once():
     notes = []
-    threads = [threading.Thread(target=lambda f=f: notes.append(f())) for f in (half_open_handshakes, slow_uploads, huge_uids, small_values, idle_connections)]
+    threads = [threading.Thread(target=lambda f=f: notes.append(f()))
+               for f in (half_open_handshakes, slow_uploads, huge_uids, small_values, idle_connections, partial_records)]
     for t in threads:
         t.start()
     for t in threads:
@@ -248,7 +289,7 @@ def all_at_once():
     return "; ".join(notes)
 
 
-peaks.append(phase("all five at once", all_at_once))
+peaks.append(phase("all six at once", all_at_once))
 alive = post(review_body()) == 200
 print("worst peak RSS %.1f MiB (VmHWM %.1f MiB); still answering: %s" % (max(peaks), status_kib("VmHWM") / 1024.0, alive))
 server.terminate()

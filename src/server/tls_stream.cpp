@@ -133,7 +133,12 @@ void TlsStream::State::on_timer(error_code ec, unsigned generation) {
 
 TlsStep TlsStream::handshake_step(State& s) {
     if (s.ssl == nullptr) return {TlsStep::Want::nothing, net::error::no_memory, 0};
-    return attempt(s.ssl, [&](std::size_t&) { return SSL_do_handshake(s.ssl); });
+    const TlsStep step = attempt(s.ssl, [&](std::size_t&) { return SSL_do_handshake(s.ssl); });
+    // Set once the handshake is done, so that half-open handshakes keep
+    // OpenSSL's smaller buffer; it takes effect when the buffer is next
+    // allocated (it is released whenever it empties).
+    if (step.want == TlsStep::Want::nothing && !step.error) SSL_set_default_read_buffer_len(s.ssl, kRequestReadBufferBytes);
+    return step;
 }
 
 TlsStep TlsStream::read_step(State& s, void* data, std::size_t size) {

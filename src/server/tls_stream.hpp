@@ -50,6 +50,14 @@ public:
     // The largest plaintext of one TLS record: small buffers of one write
     // are sent together in a record up to this size.
     static constexpr std::size_t kRecordBytes = 16384;
+    // OpenSSL's read buffer once the handshake is done, against its 16.3 KiB
+    // (one record). With read-ahead one read() takes in what the socket has,
+    // up to this: a request of up to 24 KiB (a Pod as `kubectl apply` sends
+    // it, its last-applied annotation and managedFields included, is about
+    // 20) arrives in one system call, not two. Held only while a record is
+    // partly read; every connection may hold one, so this is sized against
+    // the memory budget (docs/operations.md), not for the largest objects.
+    static constexpr std::size_t kRequestReadBufferBytes = 24u << 10;
 
     TlsStream(Socket&& socket, boost::asio::ssl::context& context);
     ~TlsStream();
