@@ -229,9 +229,11 @@ private:
         parser_->header_limit(static_cast<std::uint32_t>(context_.limits.max_header_bytes));
         parser_->body_limit(context_.limits.max_body_bytes);
         request_started_ = std::chrono::steady_clock::now();
-        auto header_time = context_.limits.read_timeout;
-        if (requests_served_ == 0) header_time = std::min(header_time, std::chrono::duration_cast<std::chrono::milliseconds>(header_deadline_ - request_started_));
-        lowest().expires_after(header_time);
+        // The request's deadlines are points in time from its start: the
+        // header's here, the whole request's again once the header is read.
+        auto deadline = request_started_ + context_.limits.read_timeout;
+        if (requests_served_ == 0) deadline = std::min(deadline, header_deadline_);
+        lowest().expires_at(deadline);
         beast::error_code ec;
         if (parse_arrived(true, ec)) return on_header(ec, 0);
         http::async_read_header(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_header, this->shared_from_this()));
@@ -286,7 +288,7 @@ private:
     void on_header(beast::error_code ec, std::size_t) {
         if (ec) return on_read_error(ec);
         if (auto problem = framing_problem(parser_->get(), parser_->get().version())) return answer_error(400, *problem + "\n");
-        lowest().expires_after(request_started_ + context_.limits.read_timeout - std::chrono::steady_clock::now());
+        lowest().expires_at(request_started_ + context_.limits.read_timeout);
         const auto length = parser_->content_length();
         // A chunked body counts as the largest it may grow to.
         const std::size_t budget = length ? static_cast<std::size_t>(std::min<std::uint64_t>(*length, context_.limits.max_body_bytes))

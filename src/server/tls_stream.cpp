@@ -85,9 +85,9 @@ TlsStream::State::~State() {
     if (ssl != nullptr) SSL_free(ssl);
 }
 
-void TlsStream::expires_after(Clock::duration timeout) {
+void TlsStream::expires_at(Clock::time_point deadline) {
     State& s = *state_;
-    s.deadline = Clock::now() + timeout;
+    s.deadline = deadline;
     s.timed_out = false;
     if (s.waiting > 0) s.arm_timer();
 }

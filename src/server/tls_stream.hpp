@@ -69,7 +69,8 @@ public:
     // Operations still waiting when the deadline passes end with
     // beast::error::timeout. Cheap to call before every operation: the timer
     // is only re-armed when the deadline moves earlier.
-    void expires_after(Clock::duration timeout);
+    void expires_after(Clock::duration timeout) { expires_at(Clock::now() + timeout); }
+    void expires_at(Clock::time_point deadline);
     // Operations waiting now end with operation_aborted.
     void cancel();
     void close();
