@@ -4,15 +4,29 @@
 
 namespace miw::server {
 
-void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
+namespace {
+
+// The smallest kept string that can hold `bytes` and fits them.
+std::string* best_kept(std::vector<std::string>& kept, std::size_t bytes) {
     std::string* best = nullptr;
-    for (std::string& kept : kept_) {
-        if (kept.capacity() >= bytes && fits(kept.capacity(), bytes) && (best == nullptr || kept.capacity() < best->capacity())) best = &kept;
+    for (std::string& k : kept) {
+        if (k.capacity() >= bytes && BodyBuffers::fits(k.capacity(), bytes) && (best == nullptr || k.capacity() < best->capacity())) best = &k;
     }
+    return best;
+}
+
+}  // namespace
+
+void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
+    reserve_for_overwrite(body, bytes);
+    body.clear();
+}
+
+void BodyBuffers::reserve_for_overwrite(std::string& body, std::size_t bytes) {
+    std::string* best = best_kept(kept_, bytes);
     if (best == nullptr) return body.reserve(bytes);
     kept_bytes_ -= best->capacity();
     body.swap(*best);
-    body.clear();
     best->swap(kept_.back());
     kept_.pop_back();
 }

@@ -24,6 +24,10 @@ public:
     // Room for `bytes` in body (empty): the smallest kept string large enough,
     // when there is one that is not much larger (fits below).
     void reserve(std::string& body, std::size_t bytes);
+    // The same, for a caller that will overwrite what it reads into: a kept
+    // string comes with the bytes it held (body.size() as it was), so that
+    // growing body within them writes no zeros first.
+    void reserve_for_overwrite(std::string& body, std::size_t bytes);
     // Whether a kept string of `capacity` may hold `bytes`: at most kMaxSlack
     // times as many (or kMinKeptBytes). A small body or answer never takes
     // the string a large body will want next, which would then be mapped

@@ -96,9 +96,10 @@ std::optional<std::string> framing_problem(const Fields& fields, unsigned versio
     return std::nullopt;
 }
 
-// A request body appended to a std::string reserved from Content-Length (with
-// the review's parsing slack): Beast's string_body zero-fills each piece of
-// the string before it copies the piece in.
+// A chunked request body, appended to a std::string as the parser decodes
+// it (Beast's string_body zero-fills each piece of the string before it
+// copies the piece in). A body with a Content-Length is not read through the
+// parser at all: Session::read_body_in_place.
 struct RequestBody {
     using value_type = std::string;
 
@@ -298,9 +299,15 @@ private:
                                          std::to_string(context_.limits.max_body_bytes_in_flight) + " bytes); retry\n");
         }
         body_budget_ = budget;
-        if (length && *length <= context_.limits.max_body_bytes) {
-            // Room for the parser's slack up front: the body is never copied to make it.
-            thread_body_buffers().reserve(parser_->get().body(), static_cast<std::size_t>(*length) + kReviewBodySlack);
+        direct_body_ = length && *length > 0 && *length <= context_.limits.max_body_bytes;
+        if (direct_body_) {
+            // Room for all of it and the review's slack after it, up front:
+            // the body is read into its place and never copied.
+            body_length_ = static_cast<std::size_t>(*length);
+            std::string& body = parser_->get().body();
+            thread_body_buffers().reserve_for_overwrite(body, body_length_ + kReviewBodySlack);
+            if (body.size() > body_length_) body.resize(body_length_);
+            body_filled_ = 0;
         }
         if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
             // curl asks before sending a large body; the apiserver does not.
@@ -315,9 +322,51 @@ private:
     }
 
     void read_body() {
+        if (direct_body_) return read_body_in_place();
         beast::error_code ec;
         if (parse_arrived(false, ec)) return on_body(ec, 0);
         http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_body, this->shared_from_this()));
+    }
+
+    // A body of known length (no chunks) is read straight into its string,
+    // not through the parser, which would read it into the connection's
+    // buffer and then copy it: first what came in with the header, then,
+    // over TLS, what has arrived already (up to kArrivedReadBytes before a
+    // turn of the event loop, as parse_arrived), then what is still to come.
+    // Exactly the body's bytes are read: a pipelined request after it stays
+    // in the connection's buffer.
+    void read_body_in_place() {
+        if (body_filled_ == 0 && buffer_.size() > 0) {
+            body_filled_ = net::buffer_copy(next_body_piece(buffer_.size()), buffer_.data());
+            buffer_.consume(body_filled_);
+        }
+        if constexpr (Tls) {
+            for (std::size_t read_now = 0; body_filled_ < body_length_ && read_now < kArrivedReadBytes;) {
+                beast::error_code ec;
+                const std::size_t n = stream_.read_available(next_body_piece(kReadChunkBytes), ec);
+                if (ec == net::error::would_block) break;
+                if (ec) return on_read_error(ec);
+                body_filled_ += n;
+                read_now += n;
+            }
+        }
+        if (body_filled_ == body_length_) return answer_request();
+        stream_.async_read_some(next_body_piece(kReadChunkBytes), [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+            if (ec) return self->on_read_error(ec);
+            self->body_filled_ += n;
+            self->read_body_in_place();
+        });
+    }
+
+    // Where the next up to `most` bytes of the body go. The string grows only
+    // as far as the bytes a read may bring (a kept string's old bytes cost no
+    // zeros): a client that announces a large body and sends little of it
+    // holds no more memory than it sent, as when the parser appended it.
+    net::mutable_buffer next_body_piece(std::size_t most) {
+        std::string& body = parser_->get().body();
+        const std::size_t end = body_filled_ + std::min(most, body_length_ - body_filled_);
+        if (body.size() < end) body.resize(end);
+        return net::buffer(body.data() + body_filled_, end - body_filled_);
     }
 
     void on_body(beast::error_code ec, std::size_t) {
@@ -500,6 +549,9 @@ private:
     std::chrono::steady_clock::time_point header_deadline_;  // the first request's
     std::chrono::steady_clock::time_point request_started_;
     std::size_t body_budget_ = 0;  // of ServerContext's body budget, held until the answer is sent
+    bool direct_body_ = false;     // the body is read into its string in place (read_body_in_place)
+    std::size_t body_length_ = 0;  // ... its Content-Length
+    std::size_t body_filled_ = 0;  // ... and how much of it is there
     bool handshake_counted_out_ = false;
     bool closing_ = false;  // shutdown: close without a TLS close_notify
     std::uint64_t drain_left_ = 0;

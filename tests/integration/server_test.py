@@ -284,6 +284,85 @@ def pipelined_requests_are_answered_in_order():
         s.stop()
 
 
+def padded_pod(name, bytes_of_padding):
+    """The download-era Pod under another uid, grown with an annotation that
+    no rule reads, so that its body spans several TLS records."""
+    body = json.loads(example("pod-vllm-download-era"))
+    body["request"]["uid"] = name
+    body["request"]["object"]["metadata"].setdefault("annotations", {})["example.com/padding"] = "p" * bytes_of_padding
+    return json.dumps(body).encode()
+
+
+def read_answers(tls, count, received=b""):
+    """count HTTP answers from the connection, in order, as (status, body)."""
+    answers = []
+    while len(answers) < count:
+        head_end = received.find(b"\r\n\r\n")
+        if head_end >= 0:
+            length = int(re.search(rb"Content-Length: (\d+)", received[:head_end], re.I).group(1))
+            if len(received) >= head_end + 4 + length:
+                answers.append((int(received.split(b" ", 2)[1]), received[head_end + 4:head_end + 4 + length]))
+                received = received[head_end + 4 + length:]
+                continue
+        chunk = tls.recv(65536)
+        assert chunk, "the connection closed after %d answers" % len(answers)
+        received += chunk
+    return answers
+
+
+@test
+def request_bodies_are_read_whole_however_they_arrive():
+    s = Server()
+    try:
+        large, small, mid = padded_pod("large", 40000), example("artifact-pinned-create"), padded_pod("mid", 9000)
+        expected = {}
+        for name, body in (("large", large), ("mid", mid)):
+            expected[name] = review_of(s.post("/mutate", body)[1])
+            assert expected[name]["uid"] == name and expected[name]["allowed"] and expected[name]["patch"], expected[name]
+
+        def request(body, path=b"/mutate"):
+            return b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (path, len(body)) + body
+
+        tls = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=10), server_hostname="127.0.0.1")
+        # In seven pieces with pauses between them, the header and the body's
+        # first bytes in the first: the rest of the body is waited for.
+        wire = request(large)
+        cut = [0, len(wire) - len(large) + 10] + [len(wire) * i // 6 for i in range(2, 6)] + [len(wire)]
+        for a, b in zip(cut, cut[1:]):
+            tls.sendall(wire[a:b])
+            time.sleep(0.05)
+        [(status, data)] = read_answers(tls, 1)
+        assert status == 200 and review_of(data) == expected["large"], data[:300]
+        # Then, on the same connection, a smaller body after the larger one
+        # (in the string the larger one was read into), and a body whose last
+        # byte and the next request's head come in one write.
+        tls.sendall(request(small, b"/validate"))
+        [(status, data)] = read_answers(tls, 1)
+        assert status == 200 and review_of(data)["uid"] == json.loads(small)["request"]["uid"] and review_of(data)["allowed"], data[:300]
+        tls.sendall(request(mid)[:-1])
+        time.sleep(0.05)
+        tls.sendall(request(mid)[-1:] + request(large))
+        answers = read_answers(tls, 2)
+        assert [a[0] for a in answers] == [200, 200]
+        assert review_of(answers[0][1]) == expected["mid"] and review_of(answers[1][1]) == expected["large"]
+        # Pipelined in one write: a body of several records, then a small one.
+        tls.sendall(request(large) + request(small, b"/validate"))
+        answers = read_answers(tls, 2)
+        assert review_of(answers[0][1]) == expected["large"] and review_of(answers[1][1])["uid"] == json.loads(small)["request"]["uid"]
+        tls.close()
+
+        # The plain-HTTP metrics port reads a body the same way.
+        plain = socket.create_connection(("127.0.0.1", s.metrics_port), timeout=10)
+        plain.sendall(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n" + b"x" * 10000)
+        time.sleep(0.05)
+        plain.sendall(b"x" * 10000 + b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        answers = read_answers(plain, 2)
+        assert answers[0][0] == 405 and answers[1] == (200, b"ok\n"), answers
+        plain.close()
+    finally:
+        s.stop()
+
+
 @test
 def mutual_tls_accepts_and_refuses():
     s = Server("--client-ca", os.path.join(CERTS, "ca.crt"))

@@ -60,6 +60,48 @@ TEST_CASE("a body's string is reused by the next body it fits", "[body_buffers]"
     }
 }
 
+TEST_CASE("a body to be read into in place keeps the bytes of the kept string it is given", "[body_buffers]") {
+    struct Case {
+        const char* name;
+        std::size_t kept_capacity;  // 0: nothing kept
+        std::size_t kept_size;      // bytes the kept string held
+        std::size_t room;           // the room asked for (a body's length and slack)
+        bool reused;
+    };
+    const Case cases[] = {
+        {"nothing kept: a new, empty string", 0, 0, kSmall + 64, false},
+        {"a smaller body in the string of a larger one", 3 * kLarge, 3 * kLarge - 10, 2 * kLarge + 64, true},
+        {"a larger body in a kept string that held fewer bytes", 3 * kLarge, 100, 2 * kLarge + 64, true},
+        {"a body the kept string is too small for: a new, empty string", kSmall, kSmall, kLarge + 64, false},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            BodyBuffers buffers;
+            const char* memory = nullptr;
+            if (c.kept_capacity > 0) {
+                std::string kept;
+                kept.reserve(c.kept_capacity);
+                kept.assign(c.kept_size, 'k');
+                memory = kept.data();
+                buffers.keep(kept);
+                REQUIRE(buffers.kept_count() == 1);
+            }
+            std::string body;
+            buffers.reserve_for_overwrite(body, c.room);
+            CHECK(body.capacity() >= c.room);
+            CHECK((body.data() == memory) == c.reused);
+            CHECK(body == std::string(c.reused ? c.kept_size : 0, 'k'));
+            CHECK(buffers.kept_count() == (c.reused || c.kept_capacity == 0 ? 0u : 1u));
+            // reserve() gives the same string, emptied.
+            std::string answer;
+            BodyBuffers others;
+            others.keep(body);
+            others.reserve(answer, c.room);
+            CHECK(answer.empty());
+        }
+    }
+}
+
 TEST_CASE("the kept string that fits most closely is the one taken", "[body_buffers]") {
     BodyBuffers buffers;
     std::string large = body_of(3 * kLarge);
