@@ -89,8 +89,14 @@ void Metrics::observe_review(std::string_view endpoint, std::string_view kind, s
     const std::size_t v = index_of(kVerdictLabels, verdict, kVerdicts - 1);
     reviews_[((e * kKinds + k) * kOperations + o) * kVerdicts + v].fetch_add(1, std::memory_order_relaxed);
     Histogram& h = latency_[e];
+    // One bucket counted, the first the latency fits; the exposition adds
+    // them up. (Counting every bucket it fits, as the exposition shows them,
+    // took twelve atomic additions a review, most reviews being under 0.1 ms.)
     for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-        if (seconds <= kBuckets[i]) h.buckets[i].fetch_add(1, std::memory_order_relaxed);
+        if (seconds <= kBuckets[i]) {
+            h.buckets[i].fetch_add(1, std::memory_order_relaxed);
+            break;
+        }
     }
     h.count.fetch_add(1, std::memory_order_relaxed);
     h.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
@@ -161,13 +167,18 @@ std::string Metrics::render() const {
     header(out, "miw_admission_request_duration_seconds", "histogram", "Time from a complete request body to its answer, by endpoint.");
     for (std::size_t e = 0; e < kEndpoints; ++e) {
         const Histogram& h = latency_[e];
-        const std::uint64_t count = h.count.load(std::memory_order_relaxed);
+        std::uint64_t count = h.count.load(std::memory_order_relaxed);
         if (count == 0) continue;
         const std::string endpoint = label(kEndpointLabels[e]);
+        std::uint64_t at_or_below = 0;  // Prometheus's buckets are cumulative
         for (std::size_t i = 0; i < kBuckets.size(); ++i) {
+            at_or_below += h.buckets[i].load(std::memory_order_relaxed);
             out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"" + number(kBuckets[i]) + "\"} " +
-                   std::to_string(h.buckets[i].load(std::memory_order_relaxed)) + "\n";
+                   std::to_string(at_or_below) + "\n";
         }
+        // A review counted in its bucket and not yet in the count, as this is
+        // read, still shows in +Inf and the count: no bucket is above them.
+        count = std::max(count, at_or_below);
         out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"+Inf\"} " + std::to_string(count) + "\n";
         out += "miw_admission_request_duration_seconds_sum{endpoint=" + endpoint + "} " + number(static_cast<double>(h.sum_ns.load()) / 1e9) + "\n";
         out += "miw_admission_request_duration_seconds_count{endpoint=" + endpoint + "} " + std::to_string(count) + "\n";

@@ -5,6 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <iterator>
+#include <string>
+#include <vector>
+
 using namespace miw::server;
 
 TEST_CASE("reviews are counted by their labels, unknown kinds as other", "[metrics]") {
@@ -39,16 +43,32 @@ TEST_CASE("denials are counted by rule, enforced or softened", "[metrics]") {
 }
 
 TEST_CASE("latencies fill cumulative histogram buckets", "[metrics]") {
-    Metrics m;
-    m.observe_review("validate", "Pod", "CREATE", "allowed", 0.0003);
-    m.observe_review("validate", "Pod", "CREATE", "allowed", 0.002);
-    const std::string text = m.render();
-    CHECK_THAT(text, Catch::Contains(R"(miw_admission_request_duration_seconds_bucket{endpoint="validate",le="0.00025"} 0)"));
-    CHECK_THAT(text, Catch::Contains(R"(miw_admission_request_duration_seconds_bucket{endpoint="validate",le="0.0005"} 1)"));
-    CHECK_THAT(text, Catch::Contains(R"(miw_admission_request_duration_seconds_bucket{endpoint="validate",le="0.0025"} 2)"));
-    CHECK_THAT(text, Catch::Contains(R"(miw_admission_request_duration_seconds_bucket{endpoint="validate",le="+Inf"} 2)"));
-    CHECK_THAT(text, Catch::Contains(R"(miw_admission_request_duration_seconds_count{endpoint="validate"} 2)"));
-    CHECK_THAT(text, !Catch::Contains(R"(duration_seconds_count{endpoint="mutate"})"));  // nothing observed there
+    // The buckets' bounds: 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.
+    struct Case {
+        const char* name;
+        std::vector<double> latencies;
+        std::vector<int> cumulative;  // each bucket's count, in order, then +Inf's
+    };
+    const Case cases[] = {
+        {"one under 0.5 ms, one under 2.5 ms", {0.0003, 0.002}, {0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+        {"a latency on a bucket's bound counts in that bucket", {0.0001, 0.001}, {1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+        {"the usual review, a few microseconds", {0.000004, 0.000002, 0.00001}, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}},
+        {"past the last bound: in +Inf only", {2.5, 0.3}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2}},
+    };
+    const char* const bounds[] = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "1", "+Inf"};
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Metrics m;
+            for (double latency : c.latencies) m.observe_review("validate", "Pod", "CREATE", "allowed", latency);
+            const std::string text = m.render();
+            for (std::size_t i = 0; i < std::size(bounds); ++i) {
+                CHECK_THAT(text, Catch::Contains("miw_admission_request_duration_seconds_bucket{endpoint=\"validate\",le=\"" + std::string(bounds[i]) + "\"} " +
+                                                 std::to_string(c.cumulative[i]) + "\n"));
+            }
+            CHECK_THAT(text, Catch::Contains("miw_admission_request_duration_seconds_count{endpoint=\"validate\"} " + std::to_string(c.latencies.size()) + "\n"));
+            CHECK_THAT(text, !Catch::Contains(R"(duration_seconds_count{endpoint="mutate"})"));  // nothing observed there
+        }
+    }
 }
 
 TEST_CASE("connections, HTTP answers, lookups and the apiserver version are exposed", "[metrics]") {
