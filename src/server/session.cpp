@@ -2,12 +2,13 @@
 // answering), with every deadline, limit and budget it is held to. It is kept
 // in one file, over the 400 lines others keep to, because its states share
 // the connection's buffers and deadlines and read best in the order a
-// connection goes through them; the pieces that stand alone (framing checks,
-// the request body type) are at the top.
+// connection goes through them; the piece that stands alone (the framing
+// check) is at the top, and the request's head is read by request_parser.hpp.
 #include "session.hpp"
 
 #include "body_buffers.hpp"
 #include "log.hpp"
+#include "request_parser.hpp"
 #include "tls_stream.hpp"
 #include "model_image_webhook/admission_review.hpp"
 
@@ -81,53 +82,11 @@ using TcpStream = beast::basic_stream<tcp, net::io_context::executor_type>;
 // RFC 9112 6.1 and 6.3: a request whose framing is anything but a Content-Length
 // or exactly one "chunked" coding is refused, and its connection closed, since
 // a server and a proxy in front of it could tell its end differently.
-template <class Fields>
-std::optional<std::string> framing_problem(const Fields& fields, unsigned version) {
-    const auto codings = fields.equal_range(http::field::transfer_encoding);
-    std::size_t count = 0;
-    for (auto it = codings.first; it != codings.second; ++it) {
-        ++count;
-        std::string_view value(it->value().data(), it->value().size());
-        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-        if (!beast::iequals(beast::string_view(value.data(), value.size()), "chunked") || count > 1) return std::string("Transfer-Encoding must be exactly \"chunked\" (or absent, with a Content-Length)");
-    }
-    if (version >= 11 && fields.count(http::field::host) != 1) return std::string("an HTTP/1.1 request carries exactly one Host header");
+std::optional<std::string> framing_problem(const RequestHead& head) {
+    if (head.transfer_encodings > 1 || !head.only_chunked) return std::string("Transfer-Encoding must be exactly \"chunked\" (or absent, with a Content-Length)");
+    if (head.version >= 11 && head.hosts != 1) return std::string("an HTTP/1.1 request carries exactly one Host header");
     return std::nullopt;
 }
-
-// A chunked request body, appended to a std::string as the parser decodes
-// it (Beast's string_body zero-fills each piece of the string before it
-// copies the piece in). A body with a Content-Length is not read through the
-// parser at all: Session::read_body_in_place.
-struct RequestBody {
-    using value_type = std::string;
-
-    class reader {
-    public:
-        template <bool IsRequest, class Fields>
-        reader(http::header<IsRequest, Fields>&, value_type& body) : body_(body) {}
-
-        void init(const boost::optional<std::uint64_t>&, beast::error_code& ec) { ec = {}; }
-
-        template <class ConstBuffers>
-        std::size_t put(const ConstBuffers& buffers, beast::error_code& ec) {
-            std::size_t n = 0;
-            for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers); ++it) {
-                const net::const_buffer piece = *it;
-                body_.append(static_cast<const char*>(piece.data()), piece.size());
-                n += piece.size();
-            }
-            ec = {};
-            return n;
-        }
-
-        void finish(beast::error_code& ec) { ec = {}; }
-
-    private:
-        value_type& body_;
-    };
-};
 
 template <bool Tls>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Tls>> {
@@ -226,7 +185,8 @@ private:
 
     void read_header() {
         state_ = State::reading;
-        parser_.emplace();
+        request_.clear();
+        parser_.emplace(request_);
         parser_->header_limit(static_cast<std::uint32_t>(context_.limits.max_header_bytes));
         parser_->body_limit(context_.limits.max_body_bytes);
         request_started_ = std::chrono::steady_clock::now();
@@ -288,7 +248,7 @@ private:
 
     void on_header(beast::error_code ec, std::size_t) {
         if (ec) return on_read_error(ec);
-        if (auto problem = framing_problem(parser_->get(), parser_->get().version())) return answer_error(400, *problem + "\n");
+        if (auto problem = framing_problem(request_)) return answer_error(400, *problem + "\n");
         lowest().expires_at(request_started_ + context_.limits.read_timeout);
         const auto length = parser_->content_length();
         // A chunked body counts as the largest it may grow to.
@@ -304,12 +264,12 @@ private:
             // Room for all of it and the review's slack after it, up front:
             // the body is read into its place and never copied.
             body_length_ = static_cast<std::size_t>(*length);
-            std::string& body = parser_->get().body();
+            std::string& body = request_.body;
             thread_body_buffers().reserve_for_overwrite(body, body_length_ + kReviewBodySlack);
             if (body.size() > body_length_) body.resize(body_length_);
             body_filled_ = 0;
         }
-        if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+        if (request_.expect_continue) {
             // curl asks before sending a large body; the apiserver does not.
             continue_ = std::make_unique<http::response<http::empty_body>>(http::status::continue_, 11);
             return http::async_write(stream_, *continue_, [self = this->shared_from_this()](beast::error_code write_ec, std::size_t) {
@@ -363,7 +323,7 @@ private:
     // zeros): a client that announces a large body and sends little of it
     // holds no more memory than it sent, as when the parser appended it.
     net::mutable_buffer next_body_piece(std::size_t most) {
-        std::string& body = parser_->get().body();
+        std::string& body = request_.body;
         const std::size_t end = body_filled_ + std::min(most, body_length_ - body_filled_);
         if (body.size() < end) body.resize(end);
         return net::buffer(body.data() + body_filled_, end - body_filled_);
@@ -395,7 +355,7 @@ private:
     // Content-Length as the client sent it. The parser's own figure may not be
     // asked for once it has stopped at the limit (its header is unfinished).
     std::optional<std::uint64_t> announced_length() {
-        const auto text = parser_->get()[http::field::content_length];
+        const std::string_view text = request_.content_length;
         if (text.empty() || text.size() > 19) return std::nullopt;
         std::uint64_t n = 0;
         for (char c : text) {
@@ -436,12 +396,10 @@ private:
     void answer_request() {
         state_ = State::answering;
         context_.state.metrics.request_started();
-        request_ = parser_->release();
         received_ = std::chrono::steady_clock::now();
         ++requests_served_;
-        const auto target = request_.target();
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
-                              origin_form(std::string_view(target.data(), target.size())).rfind("/validate", 0) == 0;
+                              origin_form(request_.target).rfind("/validate", 0) == 0;
         if (!may_wait) return write_answer(route_request());
         net::post(*context_.blocking, [self = this->shared_from_this()] {
             HttpAnswer a = self->route_request();
@@ -450,19 +408,15 @@ private:
     }
 
     HttpAnswer route_request() {
-        const auto method = request_.method_string();
-        const auto target = request_.target();
-        const auto content_type = request_[http::field::content_type];
-        return route(context_.state, port_, std::string_view(method.data(), method.size()), std::string_view(target.data(), target.size()),
-                     std::string_view(content_type.data(), content_type.size()), request_.body(), received_);
+        return route(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_);
     }
 
     void write_answer(HttpAnswer a) {
         context_.state.metrics.request_finished();
-        const bool keep_alive = request_.keep_alive() && !context_.state.draining;
-        const bool head = request_.method() == http::verb::head;
-        thread_body_buffers().keep(request_.body());
-        request_ = {};
+        const bool keep_alive = request_.keep_alive && !context_.state.draining;
+        const bool head = request_.method == http::verb::head;
+        thread_body_buffers().keep(request_.body);
+        std::string().swap(request_.body);  // not kept: given back now, not held while the connection idles
         write(std::move(a), keep_alive, head);
     }
 
@@ -518,6 +472,7 @@ private:
         std::string().swap(head_);
         std::string().swap(answer_body_);
         parser_.reset();
+        request_.give_back_large();
         if (buffer_.size() == 0 && buffer_.capacity() > kWaitReadBytes) buffer_.shrink_to_fit();
         wait_for_request();
     }
@@ -539,8 +494,8 @@ private:
     Port port_;
     State state_ = State::handshaking;
     beast::flat_buffer buffer_;
-    std::optional<http::request_parser<RequestBody>> parser_;
-    http::request<RequestBody> request_;
+    RequestHead request_;  // the request being read or answered
+    std::optional<RequestParser> parser_;  // after request_: it refers to it
     std::string head_;  // the answer being written: its head, and its body when that is small
     std::string answer_body_;  // a large answer's body
     std::chrono::steady_clock::time_point received_;
