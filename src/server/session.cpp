@@ -259,11 +259,11 @@ private:
                                          std::to_string(context_.limits.max_body_bytes_in_flight) + " bytes); retry\n");
         }
         body_budget_ = budget;
-        direct_body_ = length && *length > 0 && *length <= context_.limits.max_body_bytes;
-        if (direct_body_) {
+        // A body of known, accepted length is read into its place (0: through the parser).
+        body_length_ = length && *length <= context_.limits.max_body_bytes ? static_cast<std::size_t>(*length) : 0;
+        if (body_length_ > 0) {
             // Room for all of it and the review's slack after it, up front:
             // the body is read into its place and never copied.
-            body_length_ = static_cast<std::size_t>(*length);
             std::string& body = request_.body;
             thread_body_buffers().reserve_for_overwrite(body, body_length_ + kReviewBodySlack);
             if (body.size() > body_length_) body.resize(body_length_);
@@ -282,7 +282,7 @@ private:
     }
 
     void read_body() {
-        if (direct_body_) return read_body_in_place();
+        if (body_length_ > 0) return read_body_in_place();
         beast::error_code ec;
         if (parse_arrived(false, ec)) return on_body(ec, 0);
         http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_body, this->shared_from_this()));
@@ -504,8 +504,7 @@ private:
     std::chrono::steady_clock::time_point header_deadline_;  // the first request's
     std::chrono::steady_clock::time_point request_started_;
     std::size_t body_budget_ = 0;  // of ServerContext's body budget, held until the answer is sent
-    bool direct_body_ = false;     // the body is read into its string in place (read_body_in_place)
-    std::size_t body_length_ = 0;  // ... its Content-Length
+    std::size_t body_length_ = 0;  // a body read into its string in place (read_body_in_place): its Content-Length; 0 for none
     std::size_t body_filled_ = 0;  // ... and how much of it is there
     bool handshake_counted_out_ = false;
     bool closing_ = false;  // shutdown: close without a TLS close_notify
