@@ -234,7 +234,7 @@ def partial_records():
     """Connections that complete the handshake, then send a request's first
     31,000 bytes (a whole 16 KiB TLS record and most of the next) less the
     last few and stop: as much as OpenSSL's read buffer can be made to hold,
-    held until the record is whole or the body timeout ends the
+    held until the record is whole or the read timeout ends the
     connection."""
     count = int(1000 * scale)
     head = b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n"

@@ -254,6 +254,23 @@ def keep_alive_reuses_one_connection():
         s.stop()
 
 
+def read_answers(tls, count):
+    """count HTTP answers from the connection, in order, as (status, body)."""
+    answers, received = [], b""
+    while len(answers) < count:
+        head_end = received.find(b"\r\n\r\n")
+        if head_end >= 0:
+            length = int(re.search(rb"Content-Length: (\d+)", received[:head_end], re.I).group(1))
+            if len(received) >= head_end + 4 + length:
+                answers.append((int(received.split(b" ", 2)[1]), received[head_end + 4:head_end + 4 + length]))
+                received = received[head_end + 4 + length:]
+                continue
+        chunk = tls.recv(65536)
+        assert chunk, "the connection closed after %d answers" % len(answers)
+        received += chunk
+    return answers
+
+
 @test
 def pipelined_requests_are_answered_in_order():
     s = Server()
@@ -263,21 +280,7 @@ def pipelined_requests_are_answered_in_order():
         bodies = [example("artifact-pinned-create"), example("artifact-tag-only"), example("artifact-glob")]
         requests = b"".join(b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(b), b) for b in bodies)
         tls.sendall(requests)
-        received = b""
-        uids = []
-        while len(uids) < len(bodies):
-            chunk = tls.recv(65536)
-            assert chunk, "the connection closed after %d answers" % len(uids)
-            received += chunk
-            while True:
-                head_end = received.find(b"\r\n\r\n")
-                if head_end < 0:
-                    break
-                length = int(re.search(rb"Content-Length: (\d+)", received[:head_end], re.I).group(1))
-                if len(received) < head_end + 4 + length:
-                    break
-                uids.append(review_of(received[head_end + 4:head_end + 4 + length])["uid"])
-                received = received[head_end + 4 + length:]
+        uids = [review_of(body)["uid"] for _, body in read_answers(tls, len(bodies))]
         assert uids == [json.loads(b)["request"]["uid"] for b in bodies], uids
         tls.close()
     finally:
@@ -291,23 +294,6 @@ def padded_pod(name, bytes_of_padding):
     body["request"]["uid"] = name
     body["request"]["object"]["metadata"].setdefault("annotations", {})["example.com/padding"] = "p" * bytes_of_padding
     return json.dumps(body).encode()
-
-
-def read_answers(tls, count, received=b""):
-    """count HTTP answers from the connection, in order, as (status, body)."""
-    answers = []
-    while len(answers) < count:
-        head_end = received.find(b"\r\n\r\n")
-        if head_end >= 0:
-            length = int(re.search(rb"Content-Length: (\d+)", received[:head_end], re.I).group(1))
-            if len(received) >= head_end + 4 + length:
-                answers.append((int(received.split(b" ", 2)[1]), received[head_end + 4:head_end + 4 + length]))
-                received = received[head_end + 4 + length:]
-                continue
-        chunk = tls.recv(65536)
-        assert chunk, "the connection closed after %d answers" % len(answers)
-        received += chunk
-    return answers
 
 
 @test
