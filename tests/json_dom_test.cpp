@@ -36,6 +36,12 @@ TEST_CASE("documents parse in place with either reader, or say why not", "[json_
         {"a low surrogate after a pair", R"({"a":"\ud83d\ude00\ude00"})", "The surrogate pair in string is invalid. (at byte 18)"},
         {"a low surrogate after an escaped backslash", R"({"a":"\\\udc00"})", "The surrogate pair in string is invalid. (at byte 8)"},
         {"an escaped backslash, then the text of an escape", R"({"a":"\\udc00"})", ""},
+        {"an exponent past 308", "[1e400]", "Number too big to be stored in double. (at byte 1)"},
+        {"digits and an exponent under 308 that together pass the largest double", R"({"a":77777777037700E0000300})",
+         "Number too big to be stored in double. (at byte 5)"},
+        {"the same, negative", "[-77777777037700E300]", "Number too big to be stored in double. (at byte 1)"},
+        {"the largest double", "[1.7976931348623157e308]", ""},
+        {"digits and an exponent that together stay under the largest double", "[17976931348623E294]", ""},
     };
     for (const auto& c : cases) {
         for (JsonReader reader : {JsonReader::compact_first, JsonReader::rapidjson_only}) {

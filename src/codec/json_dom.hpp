@@ -20,6 +20,7 @@
 #include <rapidjson/writer.h>
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -130,7 +131,17 @@ public:
     bool Uint(unsigned i) { return built() && doc_.Uint(i); }
     bool Int64(int64_t i) { return built() && doc_.Int64(i); }
     bool Uint64(uint64_t i) { return built() && doc_.Uint64(i); }
-    bool Double(double d) { return built() && doc_.Double(d); }
+    // RapidJSON 1.1 checks a number's written exponent, not its value: it
+    // reads 77777777037700E300 as infinity, which Go's decoder refuses and no
+    // JSON writer can write back (a patch for such an object would not apply).
+    // Refused as RapidJSON refuses 1e400.
+    bool Double(double d) {
+        if (!std::isfinite(d)) {
+            too_big_ = true;
+            return false;
+        }
+        return built() && doc_.Double(d);
+    }
     bool RawNumber(const char* str, SizeType length, bool copy) { return built() && doc_.RawNumber(str, length, copy); }
     bool String(const char* str, SizeType length, bool copy) { return built() && doc_.String(str, length, copy); }
     __attribute__((always_inline)) bool Key(const char* str, SizeType length, bool copy) {
@@ -164,6 +175,8 @@ public:
     bool SkipValue() const { return skip_; }
 
     bool too_deep() const { return too_deep_; }
+    // The parse stopped at a number past the largest double.
+    bool too_big() const { return too_big_; }
     // The parse stopped because the memory budget refused a block.
     bool over_budget() const { return memory_ != nullptr && memory_->refused(); }
 
@@ -213,6 +226,7 @@ private:
     bool skip_ = false;  // the value of the member just keyed is skipped
     unsigned depth_ = 0;
     bool too_deep_ = false;
+    bool too_big_ = false;
     Named last_key_ = Named::other;  // what the next object or array will be the value of
     std::array<Named, kKeyDepth> container_{};  // what each open container is the value of
 };
