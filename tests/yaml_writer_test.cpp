@@ -51,6 +51,14 @@ TEST_CASE("strings are quoted when a reader would take them for something else",
         {"N", "\"N\""},
         {"On", "\"On\""},
         {"NULL", "\"NULL\""},
+        {"next\xc2\x85line", "\"next\\u0085line\""},
+        {"line\xe2\x80\xa8" "and paragraph\xe2\x80\xa9separators", "\"line\\u2028and paragraph\\u2029separators\""},
+        {"del\x7f", "\"del\\u007f\""},
+        {"c1\xc2\x80\xc2\x9f", "\"c1\\u0080\\u009f\""},
+        {"bom\xef\xbb\xbf", "\"bom\\ufeff\""},
+        {"non-characters\xef\xbf\xbe\xef\xbf\xbf", "\"non-characters\\ufffe\\uffff\""},
+        {"no-break\xc2\xa0space", "\"no-break\xc2\xa0space\""},
+        {"escape\x1b", "\"escape\\u001b\""},
     };
     for (const auto& [value, yaml] : cases) {
         DYNAMIC_SECTION("\"" << value << "\"") { CHECK(yaml_scalar(value) == yaml); }
@@ -89,6 +97,9 @@ TEST_CASE("what the writer writes reads back, as kubectl reads it, to the same J
         "2026-12-01", "2026-12-01T10:00:00Z", "12:30", ".inf", ".nan", "a: b", "a #b", "#c", " leading", "trailing ", "line\nbreak", "tab\there",
         "caf\xc3\xa9", "\xe6\xa8\xa1\xe5\x9e\x8b", "--model=/var/lib/gpustack/model", "-", "?", "|", ">", "&a", "*a", "!t", "%x", "@x", "`x`", "'q'", "\"dq\"",
         "{a}", "[1]", "a,b", "<<", "=", "registry.example.com:5000/q@sha256:abc", "- item",
+        // What YAML takes only escaped: a line break to it (NEL, LS, PS), refused raw (DEL, C1), or escaped by go-yaml.
+        "next\xc2\x85line", "ls\xe2\x80\xa8ps\xe2\x80\xa9", "del\x7f", "c1\xc2\x80\xc2\x9f", "bom\xef\xbb\xbf", "\xef\xbf\xbe\xef\xbf\xbf",
+        "nbsp\xc2\xa0", "emoji \xf0\x9f\x98\x80", "\"@s\x1bs\x1bx\x1b\xc2\x85sex\x1bt\x07" "4\"",
     };
     std::string json = "{";
     for (std::size_t i = 0; i < strings.size(); ++i) {
