@@ -71,12 +71,19 @@ std::string json_list(const std::vector<std::string>& items) {
     return out + "]";
 }
 
-// XML 1.0 text: the five entities escaped, and the control characters it
-// cannot hold replaced.
+// XML 1.0 text: the five entities escaped, and the characters it cannot hold
+// (the control characters but tab and line ends, U+FFFE and U+FFFF, which a
+// name in a manifest may carry as a YAML escape) replaced.
 std::string xml(std::string_view text) {
     std::string out;
-    for (char ch : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
         const auto c = static_cast<unsigned char>(ch);
+        if (c == 0xEF && text.substr(i + 1, 1) == "\xBF" && (text.substr(i + 2, 1) == "\xBE" || text.substr(i + 2, 1) == "\xBF")) {
+            out += "?";
+            i += 2;
+            continue;
+        }
         switch (ch) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;

@@ -176,6 +176,11 @@ def junit_output_is_xml_with_a_testcase_per_object():
     code, out, _ = run("--output", "junit", path)
     case = ET.fromstring(out).find("./testsuite/testcase")
     assert "<q>&" in case.find("failure").text
+    # characters XML cannot hold, which YAML escapes can put in a name or a reference, are replaced
+    path = write("unholdable.yaml", artifact('"q\\uFFFEx\\x01y"', '"r.io/q:v1\\uFFFF"'))
+    code, out, _ = run("--output", "junit", path)
+    case = ET.fromstring(out).find("./testsuite/testcase")
+    assert case.get("name") == "ModelArtifact q?x?y", case.get("name")
     code, out, _ = run("--output", "junit", os.path.join(WORK, "missing.yaml"))
     assert code == 2 and ET.fromstring(out).find("./testsuite/testcase/error") is not None
 
