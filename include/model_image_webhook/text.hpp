@@ -7,6 +7,14 @@
 
 namespace miw {
 
+// The code point of the UTF-8 sequence that starts at text[i], and its length
+// in bytes; length 0 (and value 0) where the bytes there are not one.
+struct CodePoint {
+    unsigned value = 0;
+    std::size_t length = 0;
+};
+CodePoint code_point_at(std::string_view text, std::size_t i);
+
 // Names the character at text[offset] for a message: "U+0430", "U+0009 (tab)",
 // "byte 0xFF" where the bytes are not UTF-8.
 std::string describe_byte_at(std::string_view text, std::size_t offset);

@@ -79,9 +79,9 @@ std::string xml(std::string_view text) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char ch = text[i];
         const auto c = static_cast<unsigned char>(ch);
-        if (c == 0xEF && text.substr(i + 1, 1) == "\xBF" && (text.substr(i + 2, 1) == "\xBE" || text.substr(i + 2, 1) == "\xBF")) {
+        if (const CodePoint at = code_point_at(text, i); at.value == 0xFFFE || at.value == 0xFFFF) {
             out += "?";
-            i += 2;
+            i += at.length - 1;
             continue;
         }
         switch (ch) {

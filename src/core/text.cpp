@@ -43,6 +43,11 @@ unsigned decode_code_point(std::string_view text, std::size_t i, std::size_t len
 
 }  // namespace
 
+CodePoint code_point_at(std::string_view text, std::size_t i) {
+    const std::size_t len = utf8_sequence_length(text, i);
+    return len == 0 ? CodePoint{} : CodePoint{decode_code_point(text, i, len), len};
+}
+
 bool is_printable_ascii(std::string_view text) {
     // 32 bytes (four words) at a time: the body is read once more for this,
     // so it must cost far less than the per-byte checks it spares. A byte is
@@ -64,12 +69,12 @@ bool is_printable_ascii(std::string_view text) {
 
 std::string describe_byte_at(std::string_view text, std::size_t offset) {
     char buf[32];
-    const std::size_t len = utf8_sequence_length(text, offset);
-    if (len == 0) {
+    const CodePoint at = code_point_at(text, offset);
+    if (at.length == 0) {
         std::snprintf(buf, sizeof buf, "byte 0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[offset])));
         return buf;
     }
-    const unsigned cp = decode_code_point(text, offset, len);
+    const unsigned cp = at.value;
     std::snprintf(buf, sizeof buf, "U+%04X", cp);
     std::string out = buf;
     switch (cp) {

@@ -1,6 +1,7 @@
 #include "model_image_webhook/yaml_writer.hpp"
 
 #include "model_image_webhook/json_patch.hpp"
+#include "model_image_webhook/text.hpp"
 #include "model_image_webhook/yaml_scalar.hpp"
 
 #include <utility>
@@ -31,38 +32,31 @@ bool number_like(std::string_view s) {
     return true;
 }
 
-// The code point of the character at text[i] that a YAML reader does not take
-// raw inside a double-quoted scalar, with its length in bytes; {0, 0} for
-// any other. DEL and the C1 controls are refused (libyaml: "control characters
-// are not allowed"); NEL, LS and PS are line breaks to it, folded into a
-// space; the BOM and the two non-characters go-yaml's emitter escapes too.
-std::pair<unsigned, std::size_t> unquotable(std::string_view text, std::size_t i) {
-    const auto at = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
-    const unsigned c = at(0);
-    if (c == 0x7F) return {0x7F, 1};
-    if (c == 0xC2 && at(1) >= 0x80 && at(1) <= 0x9F) return {at(1), 2};
-    if (c == 0xE2 && at(1) == 0x80 && (at(2) == 0xA8 || at(2) == 0xA9)) return {0x2000u | (at(2) - 0x80u), 3};
-    if (c == 0xEF && at(1) == 0xBB && at(2) == 0xBF) return {0xFEFF, 3};
-    if (c == 0xEF && at(1) == 0xBF && (at(2) == 0xBE || at(2) == 0xBF)) return {0xFF00u | (at(2) - 0x80u + 0xC0u), 3};
-    return {0, 0};
+// Whether a YAML reader takes the character only escaped inside a
+// double-quoted scalar: DEL and the C1 controls it refuses raw (libyaml:
+// "control characters are not allowed"); NEL, LS and PS it reads as line
+// breaks, folded into a space; the BOM and the two non-characters go-yaml's
+// emitter escapes too.
+bool escaped_in_yaml(unsigned code) {
+    return code == 0x7F || (code >= 0x80 && code <= 0x9F) || code == 0x2028 || code == 0x2029 || code == 0xFEFF || code == 0xFFFE || code == 0xFFFF;
 }
 
 // A double-quoted scalar: the JSON string (which YAML reads as one), with what
-// YAML takes only escaped (unquotable) written as \uXXXX.
+// YAML takes only escaped written as \uXXXX.
 std::string double_quoted(std::string_view value) {
     static constexpr char kHex[] = "0123456789abcdef";
     const std::string json = json_string(value);
     std::string out;
     out.reserve(json.size());
     for (std::size_t i = 0; i < json.size();) {
-        const auto [code, length] = unquotable(json, i);
-        if (length == 0) {
+        const CodePoint at = code_point_at(json, i);
+        if (at.length == 0 || !escaped_in_yaml(at.value)) {
             out += json[i++];
             continue;
         }
         out += "\\u";
-        for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(code >> shift) & 0xF];
-        i += length;
+        for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(at.value >> shift) & 0xF];
+        i += at.length;
     }
     return out;
 }
