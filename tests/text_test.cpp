@@ -28,6 +28,33 @@ TEST_CASE("characters are named so that a user can find them", "[text]") {
     }
 }
 
+TEST_CASE("the code point at an offset is read from its UTF-8 sequence, or not at all", "[text]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        std::size_t offset;
+        unsigned value;
+        std::size_t length;
+    };
+    const std::vector<Case> cases = {
+        {"ASCII", "a=b", 1, '=', 1},
+        {"a C1 control in two bytes", "x\xc2\x85y", 1, 0x85, 2},
+        {"the line separator in three bytes", "\xe2\x80\xa8", 0, 0x2028, 3},
+        {"a non-character in three bytes", "q\xef\xbf\xbe", 1, 0xFFFE, 3},
+        {"an emoji in four bytes", "\xf0\x9f\x98\x80", 0, 0x1F600, 4},
+        {"a continuation byte", "\xc2\x85", 1, 0, 0},
+        {"a sequence cut short", "\xe2\x80", 0, 0, 0},
+        {"a byte that starts no sequence", "\xff", 0, 0, 0},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            const miw::CodePoint at = miw::code_point_at(c.text, c.offset);
+            CHECK(at.value == c.value);
+            CHECK(at.length == c.length);
+        }
+    }
+}
+
 TEST_CASE("prefixes never cut a UTF-8 sequence", "[text]") {
     CHECK(miw::utf8_prefix("abc", 10) == "abc");
     CHECK(miw::utf8_prefix("abc", 2) == "ab");
