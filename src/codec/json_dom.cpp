@@ -122,13 +122,11 @@ std::string parse_document(std::string& text, Document& doc, JsonReader reader_c
     text.resize(length);  // shrinking keeps the buffer the DOM's strings point into
     if (builder.too_deep()) return "it nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels; no Kubernetes object does";
     if (builder.over_budget()) return kOverBudget;
-    if (builder.too_big()) {
-        // RapidJSON gives the number's own offset for a handler's refusal, as for its own.
-        return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(rapidjson::kParseErrorNumberTooBig) + " (at byte " +
-               std::to_string(parsed.Offset()) + ")";
-    }
     if (parsed.IsError()) {
-        return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(parsed.Code()) + " (at byte " + std::to_string(parsed.Offset()) + ")";
+        // A number the builder refused as past the largest double stopped the
+        // parse at the number's own offset, as RapidJSON's refusal of 1e400 does.
+        const rapidjson::ParseErrorCode code = builder.too_big() ? rapidjson::kParseErrorNumberTooBig : parsed.Code();
+        return std::string("it is not valid JSON: ") + rapidjson::GetParseError_En(code) + " (at byte " + std::to_string(parsed.Offset()) + ")";
     }
     if (stream.Tell() != length) return "it is not valid JSON: a NUL byte at byte " + std::to_string(stream.Tell());
     if (lone_surrogate != std::string_view::npos) {
