@@ -103,7 +103,21 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         std::vector<std::string> says;
     };
     const std::vector<Case> cases = {
-        {"an engine in a shell string", {"sh", "-c", "vllm serve Qwen/Q --port 8000"}, {}, true, {"container \"e\": the model named inside a shell string is not rewritten"}},
+        {"an engine in a shell string", {"sh", "-c", "vllm serve Qwen/Q --port 8000"}, {}, true,
+         {"container \"e\": the model \"Qwen/Q\" named inside a shell string is not rewritten, so the engine will still look for it on the hub; run the "
+          "engine in exec form (command and args as lists), or point it at /var/lib/gpustack/model"}},
+        {"the module's --model in a script over lines", {"bash", "-c"}, {"ray start --head; \\\n  python3 -m vllm.entrypoints.openai.api_server --port 8080 --model meta/L-405B"},
+         true, {"container \"e\": the model \"meta/L-405B\" named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
+        {"a quoted --model-path joined by =", {"sh", "-c", "exec python3 -m sglang.launch_server --model-path='Qwen/Q' --tp 2"}, {}, true,
+         {"container \"e\": the model \"Qwen/Q\" named inside"}},
+        {"weights from a path stay there", {"/bin/bash", "-c"}, {"python3 -m sglang.launch_server \\\n--model /llm-folder \\\n--tp 16\n"}, true,
+         {"container \"e\": the model \"/llm-folder\" named inside a shell string is not rewritten, so the engine will still read it from that path, not "
+          "from the image; run the engine in exec form"}},
+        {"vllm serve by its full path, the model last", {"sh", "-c", "/opt/venv/bin/vllm serve ./weights;"}, {}, true,
+         {"container \"e\": the model \"./weights\" named inside a shell string is not rewritten, so the engine will still read it from that path"}},
+        {"a model in a variable is not named", {"sh", "-c", "vllm serve $MODEL_ID --port 8000"}, {}, true,
+         {"container \"e\": the model named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
+        {"no model written", {"sh", "-c", "vllm serve --port 8000"}, {}, true, {"container \"e\": the model named inside a shell string is not rewritten"}},
         {"a download flag in a shell string", {"bash", "-c"}, {"exec vllm serve /var/lib/gpustack/model --download-dir /d"}, true,
          {"container \"e\": a --download-dir inside a shell string is not removed"}},
         {"a shell string that already reads the mount", {"sh", "-c", "vllm serve /var/lib/gpustack/model"}, {}, true, {}},

@@ -149,6 +149,43 @@ bool runs_engine_in_shell_string(std::string_view text) {
            text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos;
 }
 
+// A shell word without one pair of quotes around it.
+std::string_view unquoted(std::string_view word) {
+    if (word.size() >= 2 && (word.front() == '"' || word.front() == '\'') && word.back() == word.front()) return word.substr(1, word.size() - 2);
+    return word;
+}
+
+// The model a shell string starts the engine with, as the shell would pass
+// it in the common forms: the word after `vllm serve`, or the value of
+// --model / --model-path (spaced or joined by '='), one pair of quotes
+// around it dropped. Empty when none is written or it is a variable (what it
+// holds is not known here).
+std::string_view model_in_shell_string(std::string_view text) {
+    std::vector<std::string_view> words;
+    for (std::size_t at = 0;;) {
+        at = text.find_first_not_of(" \t\n\r", at);
+        if (at == std::string_view::npos) break;
+        const std::size_t end = std::min(text.find_first_of(" \t\n\r", at), text.size());
+        std::string_view word = text.substr(at, end - at);
+        at = end;
+        while (!word.empty() && word.back() == ';') word.remove_suffix(1);
+        word = unquoted(word);
+        if (!word.empty() && word != "\\") words.push_back(word);
+    }
+    const auto usable = [](std::string_view value) { return value.empty() || value.front() == '-' || value.front() == '$' ? std::string_view() : value; };
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        const std::string_view word = words[i];
+        if (basename(word) == "vllm" && words[i + 1] == "serve" && i + 2 < words.size() && words[i + 2].front() != '-') return usable(words[i + 2]);
+        if (word == "--model" || word == "--model-path") return usable(words[i + 1]);
+    }
+    for (std::string_view word : words) {
+        for (std::string_view flag : {std::string_view("--model="), std::string_view("--model-path=")}) {
+            if (word.rfind(flag, 0) == 0) return usable(unquoted(word.substr(flag.size())));
+        }
+    }
+    return {};
+}
+
 std::string_view without_trailing_slash(std::string_view path) {
     while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
     return path;
@@ -200,8 +237,12 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     if (run.engine == Engine::none) {
         for (const Word& w : words) {
             if (runs_engine_in_shell_string(w.text())) {
-                add_warning(edits.warnings, who(c) + "the model named inside a shell string is not rewritten, so the engine will still look for it on the hub; "
-                                                  "run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
+                // Where the engine will still read the weights from, when the string says.
+                const std::string_view model = model_in_shell_string(w.text());
+                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
+                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
+                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
+                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
                 break;
             }
         }
