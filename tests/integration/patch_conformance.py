@@ -20,6 +20,7 @@ import tempfile
 
 import jsonpatch
 import jsonschema
+import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -550,6 +551,16 @@ if len(sys.argv) > 3:
                 and "mount-inside-model" not in path:  # the refused ones
             changes = normalized(expected_object(kind, obj)) != normalized(obj)
             case("example %s" % os.path.basename(path), kind, obj, expect_patch=changes)
+
+# Manifests shaped as the public vLLM, SGLang, LeaderWorkerSet and KServe
+# examples are written (tests/fixtures/serving): each opted-in object of a
+# kind the webhook renders is a case.
+for path in sorted(glob.glob(os.path.join(FIXTURES, "serving", "*.yaml"))):
+    with open(path) as f:
+        for obj in yaml.safe_load_all(f):
+            labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+            if obj and obj.get("kind") in POD_SPEC_PATHS and labels.get("gpustack.ai/model-delivery") == "image":
+                case("serving manifest %s: %s %s" % (os.path.basename(path), obj["kind"], obj["metadata"]["name"]), obj["kind"], obj)
 
 passed = failed = 0
 for name, kind, obj, expect_patch, warnings, placed in CASES:

@@ -61,6 +61,24 @@ def the_examples_give_the_expected_report():
 
 
 @test
+def manifests_shaped_as_the_public_serving_examples():
+    """vLLM, SGLang, LeaderWorkerSet and KServe deployments as their projects
+    publish them (tests/fixtures/serving), opted in: the report is the one
+    kept beside them, and each rendered object, read back, is left alone."""
+    serving = os.path.join("tests", "fixtures", "serving")
+    code, out, _ = run("--kube-version", "v1.35.0", serving)
+    with open(os.path.join(REPO, serving, "expected.txt")) as f:
+        assert out == f.read(), "the report differs from tests/fixtures/serving/expected.txt:\n" + out
+    assert code == 0
+    code, out, err = run("--kube-version", "v1.35.0", "--show-patched", "--output", "json", serving)
+    rendered = [o for o in json.loads(out)["objects"] if o["verdict"] == "allowed"]
+    assert code == 0 and len(rendered) == 6 and all(o["patch"] for o in rendered), err
+    again = json.loads(run("--kube-version", "v1.35.0", "--output", "json", write("rendered.json", json.dumps(
+        {"apiVersion": "v1", "kind": "List", "items": [o["patched"] for o in rendered]})))[1])["objects"]
+    assert [(o["name"], o["verdict"], o["patch"]) for o in again] == [(o["name"], "allowed", None) for o in rendered], again
+
+
+@test
 def multi_document_files_with_comments_anchors_boms_and_crlf():
     text = ("\ufeff# leading comment\n---\n" + artifact("good", REF) + "---\n---\n# only a comment\n---\n" + artifact("tagged", "r.io/q:v1") +
             "...\n---\n" + "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n  labels: &l {gpustack.ai/model-delivery: image}\n"
