@@ -35,6 +35,16 @@ for path in glob.glob(os.path.join(repo, "examples/reviews/*.json")) + [os.path.
     if isinstance(spec, dict):
         open(os.path.join(out, "spec-%d.json" % n), "w").write(json.dumps(spec))
         n += 1
+# The pod specs of the manifests shaped as the serving projects publish them.
+import yaml
+for path in sorted(glob.glob(os.path.join(repo, "tests/fixtures/serving/*.yaml"))):
+    for obj in yaml.safe_load_all(open(path)):
+        spec = (obj or {}).get("spec") or {}
+        lws = spec.get("leaderWorkerTemplate") or {}
+        for template in (spec.get("template"), lws.get("leaderTemplate"), lws.get("workerTemplate")):
+            if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+                open(os.path.join(out, "spec-%d.json" % n), "w").write(json.dumps(template["spec"]))
+                n += 1
 PY
 # Reviews shaped as a kubectl apply CREATE reaches the webhook: compact, with
 # the last-applied annotation and metadata.managedFields (which the reader
@@ -62,7 +72,7 @@ for n, path in enumerate(sorted(glob.glob(os.path.join(repo, "examples/reviews/*
                               "fieldsV1": fields({k: v for k, v in obj.items() if k not in ("status",)})}]
     open(os.path.join(out, "kubectl-%d.json" % n), "w").write(json.dumps(doc, separators=(",", ":")))
 PY
-cp "$repo"/examples/manifests/*.yaml "$out/yaml/"
+cp "$repo"/examples/manifests/*.yaml "$repo"/tests/fixtures/serving/*.yaml "$out/yaml/"
 cp "$repo"/examples/nodes.yaml "$out/yaml/nodes-list.yaml"
 # What the Kubernetes API answers the Node watch: pages, watch events, /version.
 cp "$repo"/fuzz/seeds/api_answers/*.json "$out/api_answers/"
