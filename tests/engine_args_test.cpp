@@ -126,6 +126,19 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         {"a tokenizer path is fine", {"vllm", "serve", "/var/lib/gpustack/model", "--tokenizer=/var/lib/gpustack/model"}, {}, true, {}},
         {"the rewrite says what changed", {"vllm", "serve", "Qwen/Q"}, {}, true,
          {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added"}},
+        {"a download step in exec form", {"huggingface-cli", "download"}, {"Qwen/Q", "--include", "tokenizer*"}, false,
+         {"container \"e\": huggingface-cli download still fetches from the hub, now without the hub and proxy variables (a gated or proxied download "
+          "fails); the model image holds the weights: drop the step"}},
+        {"the new hub CLI by its path", {"/usr/local/bin/hf"}, {"download", "Qwen/Q", "--local-dir", "/models"}, false,
+         {"container \"e\": hf download still fetches"}},
+        {"a download inside a script", {"sh", "-c", "pip install modelscope && modelscope download --model Qwen/Q --local_dir /m"}, {}, false,
+         {"container \"e\": modelscope download still fetches"}},
+        {"snapshot_download() from python -c", {"python3", "-c", "from huggingface_hub import snapshot_download; snapshot_download('Qwen/Q', local_dir='/m')"},
+         {}, false, {"container \"e\": snapshot_download() still fetches"}},
+        {"a download step beside a server it starts", {"sh", "-c", "huggingface-cli download Qwen/Q && vllm serve Qwen/Q"}, {}, true,
+         {"container \"e\": huggingface-cli download still fetches", "the model \"Qwen/Q\" named inside a shell string"}},
+        {"download as an argument of something else", {"curl"}, {"-o", "download", "https://example.com/hf"}, false, {}},
+        {"a lookalike program", {"myhf", "download"}, {}, false, {}},
         {"a container not selected is not rewritten", {"vllm", "serve", "Qwen/Q"}, {}, false, {}},
     };
     for (const auto& c : cases) {

@@ -232,6 +232,42 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
     std::sort(edits.command_removed.begin(), edits.command_removed.end());
 }
 
+// The hubs' own download commands, as a step that fetches weights writes them
+// (an init container, or a script before the server).
+constexpr std::string_view kDownloadCommands[] = {"huggingface-cli download", "hf download", "modelscope download"};
+
+// The download command a container's command line runs, in exec form or
+// inside a shell string (Python's snapshot_download() as well); empty when
+// none.
+std::string_view download_command(const std::vector<Word>& words) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+        const std::string_view text = words[i].text();
+        if (i + 1 < words.size() && words[i + 1].text() == "download") {
+            const std::string_view program = basename(text);
+            for (std::string_view command : kDownloadCommands) {
+                if (command.substr(0, command.find(' ')) == program) return command;
+            }
+        }
+        if (!has_shell_boundary(text)) continue;
+        for (std::string_view command : kDownloadCommands) {
+            if (mentions_in_shell_string(text, command)) return command;
+        }
+        if (text.find("snapshot_download(") != std::string_view::npos) return "snapshot_download()";
+    }
+    return {};
+}
+
+// A download step is not edited (it may fetch what the image lacks, a
+// tokenizer or a dataset), but it now runs without the variables the delivery
+// removed, and the weights it fetches are the image's.
+void plan_download_step(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+    const std::string_view command = download_command(words);
+    if (command.empty()) return;
+    add_warning(edits.warnings, who(c) + std::string(command) +
+                                    " still fetches from the hub, now without the hub and proxy variables (a gated or proxied download fails); "
+                                    "the model image holds the weights: drop the step");
+}
+
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const Invocation run = recognise(words, c);
     if (run.engine == Engine::none) {
@@ -279,6 +315,7 @@ ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     ArgvEdits edits;
     const std::vector<Word> words = command_line(c);
     plan_download_flags(words, c, edits);
+    plan_download_step(words, c, edits);
     if (!selected) return edits;
     // The engine and its model are found on the command line as it will be
     // once the download flags are gone, as a second pass would see it: a
