@@ -1,5 +1,6 @@
 #include "model_image_webhook/policy_pod.hpp"
 
+#include "model_image_webhook/download_env.hpp"
 #include "model_image_webhook/engine_args.hpp"
 #include "model_image_webhook/json_patch.hpp"
 #include "model_image_webhook/pinned_reference.hpp"
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstdint>
 
 namespace miw {
 
@@ -22,10 +22,6 @@ constexpr std::string_view kCacheMountPath = "/var/lib/gpustack/model-cache";
 constexpr std::array<std::string_view, 2> kCachePaths = {kCacheMountPath, kModelMountPath};
 constexpr std::array<std::string_view, 2> kCachePrefixes = {"/root/.cache/huggingface", "/root/.cache/modelscope"};
 constexpr std::array<std::string_view, 5> kCacheEnv = {"HF_HOME", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "MODELSCOPE_CACHE"};
-// The engines' download environment (design.md 1.2 rule 4), matched in any letter case.
-constexpr std::array<std::string_view, 2> kDownloadEnvPrefixes = {"HF_", "MODELSCOPE_"};
-constexpr std::array<std::string_view, 9> kDownloadEnv = {"HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_CACHE", "TRANSFORMERS_CACHE", "VLLM_USE_MODELSCOPE",
-                                                          "SGLANG_USE_MODELSCOPE", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"};
 
 template <class List>
 bool contains(const List& list, std::string_view item) {
@@ -45,40 +41,6 @@ bool is_cache_path(std::string_view mount_path, const std::vector<std::string_vi
     if (contains(kCachePaths, p) || contains(env_paths, p)) return true;
     for (std::string_view prefix : kCachePrefixes) {
         if (p == prefix || (p.size() > prefix.size() && p.substr(0, prefix.size()) == prefix && p[prefix.size()] == '/')) return true;
-    }
-    return false;
-}
-
-// ASCII only, as environment variable names are matched; no locale lookup
-// per character.
-char ascii_upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
-
-bool equals_ignoring_case(std::string_view a, std::string_view upper) {
-    if (a.size() != upper.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (ascii_upper(a[i]) != upper[i]) return false;
-    }
-    return true;
-}
-
-// The lengths of kDownloadEnv's names, one bit each: a Pod may carry
-// thousands of variables, and most are out on their length alone.
-constexpr std::uint64_t kDownloadEnvLengths = [] {
-    std::uint64_t lengths = 0;
-    for (std::string_view download : kDownloadEnv) lengths |= std::uint64_t{1} << download.size();
-    return lengths;
-}();
-static_assert(std::all_of(kDownloadEnv.begin(), kDownloadEnv.end(), [](std::string_view n) { return !n.empty() && n.size() < 64; }));
-
-bool is_stripped_env(std::string_view name) {
-    if (name.empty()) return false;
-    const char first = ascii_upper(name.front());
-    for (std::string_view prefix : kDownloadEnvPrefixes) {
-        if (prefix.front() == first && name.size() >= prefix.size() && equals_ignoring_case(name.substr(0, prefix.size()), prefix)) return true;
-    }
-    if (name.size() >= 64 || ((kDownloadEnvLengths >> name.size()) & 1) == 0) return false;
-    for (std::string_view download : kDownloadEnv) {
-        if (download.front() == first && equals_ignoring_case(name, download)) return true;
     }
     return false;
 }
@@ -306,7 +268,7 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
     render_mounts(c, base, selected, cache, patch);
     std::vector<std::size_t> env_gone;
     for (std::size_t j = 0; j < c.env.size(); ++j) {
-        if (is_stripped_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
+        if (is_download_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
     }
     patch.remove_indices(base, "env", env_gone);
     const ArgvEdits edits = plan_argv_edits(c, selected);
