@@ -159,3 +159,33 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         }
     }
 }
+
+TEST_CASE("the served name keeps what the kubelet would have expanded", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::string model;
+        std::vector<EnvVarView> env;
+        std::string served;
+    };
+    const std::vector<Case> cases = {
+        {"a variable that stays expands as before", "$(MODEL_ID)", {{"MODEL_ID", true, "meta-llama/Meta-Llama-3-8B"}}, "$(MODEL_ID)"},
+        {"a removed variable is written out", "$(HF_MODEL_ID)", {{"HF_MODEL_ID", true, "Qwen/Q"}}, "Qwen/Q"},
+        {"its last definition, as the kubelet takes it", "$(HF_MODEL_ID)", {{"HF_MODEL_ID", true, "a/first"}, {"HF_MODEL_ID", true, "b/last"}}, "b/last"},
+        {"a removed variable from a Secret is not known", "$(HF_MODEL_ID)", {{"HF_MODEL_ID", false, {}}}, "$(HF_MODEL_ID)"},
+        {"a reference to nothing is left as written", "$(HF_MODEL_ID)", {}, "$(HF_MODEL_ID)"},
+        {"a reference inside a longer value is left as written", "org/$(HF_MODEL)", {{"HF_MODEL", true, "q"}}, "org/$(HF_MODEL)"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::vector<std::string> command_store, args_store;
+            ContainerView container;
+            container.name = "engine";
+            container.image = "i";
+            container.command = words({"vllm", "serve"}, command_store);
+            container.args = words({"--model=" + c.model}, args_store);
+            container.env = c.env;
+            const ArgvEdits edits = plan_argv_edits(container, true);
+            CHECK(edits.appended_args == std::vector<std::string>{"--served-model-name", c.served});
+        }
+    }
+}

@@ -1,5 +1,6 @@
 #include "model_image_webhook/engine_args.hpp"
 
+#include "model_image_webhook/download_env.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
@@ -268,6 +269,24 @@ void plan_download_step(const std::vector<Word>& words, const ContainerView& c, 
                                     "the model image holds the weights: drop the step");
 }
 
+// The name clients call the model by, from its old argument. A "$(NAME)" the
+// kubelet expands from the container's env cannot expand once the delivery
+// removes NAME (HF_MODEL_ID, say): its value is written out instead, the last
+// definition's, as the kubelet takes it.
+std::string served_name(std::string_view model, const ContainerView& c) {
+    if (model.size() > 3 && model.substr(0, 2) == "$(" && model.back() == ')') {
+        const std::string_view name = model.substr(2, model.size() - 3);
+        if (is_download_env(name)) {
+            const EnvVarView* defined = nullptr;
+            for (const auto& e : c.env) {
+                if (e.name == name) defined = &e;
+            }
+            if (defined != nullptr && defined->has_string_value) return std::string(defined->value);
+        }
+    }
+    return std::string(model);
+}
+
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const Invocation run = recognise(words, c);
     if (run.engine == Engine::none) {
@@ -297,10 +316,11 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
         const Word& at = words[model->word];
         edits.replacements.push_back({at.in_command, at.index, model->joined ? std::string(model->flag) + "=" + std::string(kModelMountPath) : std::string(kModelMountPath)});
         const bool named = find_flag(words, 0, {"--served-model-name"}).has_value();
-        if (!named) edits.appended_args = {"--served-model-name", std::string(model->value)};
+        const std::string served = served_name(model->value, c);
+        if (!named) edits.appended_args = {"--served-model-name", served};
         add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 128) + " now reads " + std::string(kModelMountPath) +
                                         (named ? "; clients keep the --served-model-name already given"
-                                               : "; --served-model-name " + quote_value(model->value, 128) + " is added so clients keep calling it by that name"));
+                                               : "; --served-model-name " + quote_value(served, 128) + " is added so clients keep calling it by that name"));
     }
     if (const auto tokenizer = find_flag(words, run.after, {"--tokenizer", "--tokenizer-path"}); tokenizer && !is_path(tokenizer->value)) {
         add_warning(edits.warnings, who(c) + std::string(tokenizer->flag) + " " + quote_value(tokenizer->value, 128) +

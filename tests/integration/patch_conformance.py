@@ -111,9 +111,21 @@ def stripped_env(name):
     return upper.startswith("HF_") or upper.startswith("MODELSCOPE_") or upper in DOWNLOAD_ENV
 
 
-def point_engine_at_mount(c):
+def served_name(old, env):
+    """A "$(NAME)" of a variable the delivery removes cannot expand any more:
+    the served name is its literal value (the last definition's), when it has one."""
+    m = re.fullmatch(r"\$\((.+)\)", old)
+    if m and stripped_env(m.group(1)):
+        values = [e for e in env if e.get("name") == m.group(1)]
+        if values and isinstance(values[-1].get("value"), str) and "valueFrom" not in values[-1]:
+            return values[-1]["value"]
+    return old
+
+
+def point_engine_at_mount(c, env):
     """design.md 1.2 rule 5a, written out again: the model argument of vllm
-    serve, vLLM's api_server module or SGLang's launch_server becomes the mount."""
+    serve, vLLM's api_server module or SGLang's launch_server becomes the mount.
+    env: the container's variables before the delivery removed any."""
     command, args = list(c.get("command") or []), list(c.get("args") or [])
     words = command + args
     image_repo = c.get("image", "").split("@")[0]
@@ -153,7 +165,7 @@ def point_engine_at_mount(c):
         return
     words[at] = joined + "=" + MOUNT_PATH if joined else MOUNT_PATH
     if not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
-        words += ["--served-model-name", old]
+        words += ["--served-model-name", served_name(old, env)]
     if c.get("command") is not None:
         c["command"] = words[:len(command)]
     if words[len(command):] or c.get("args") is not None:
@@ -181,6 +193,7 @@ def render(spec, ref, names):
         for c in spec.get(field) or []:
             if c.get("volumeMounts") is not None:
                 c["volumeMounts"] = [m for m in c["volumeMounts"] if m.get("name") not in cache]
+            env = list(c.get("env") or [])
             if c.get("env") is not None:
                 c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and stripped_env(e["name"]))]
             selected = field == "containers" and (not names or c.get("name") in names)
@@ -189,7 +202,7 @@ def render(spec, ref, names):
             if c.get("command"):
                 c["command"] = c["command"][:1] + without_download_flags(c["command"][1:])
             if selected:  # on the command line as it is without the download flags
-                point_engine_at_mount(c)
+                point_engine_at_mount(c, env)
             if selected:
                 mounts = c.get("volumeMounts") or []
                 ours = [j for j, m in enumerate(mounts) if m.get("name") == "gpustack-model"]
@@ -485,6 +498,10 @@ case("a download init container is warned about, not edited", "Pod", wrap("Pod",
     "containers": [{"name": "e", "image": "i", "volumeMounts": [{"name": "models", "mountPath": "/models"}]}],
     "volumes": [{"name": "models", "emptyDir": {}}]}),
     warnings=("container \"fetch\": huggingface-cli download still fetches from the hub",))
+case("a model from a variable the delivery removes is served by its value", "Pod", wrap("Pod", "hf-model-id", {"containers": [{"name": "e", "image": "i",
+    "command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "args": ["--model=$(HF_MODEL_ID)"],
+    "env": [{"name": "HF_MODEL_ID", "value": "Qwen/Qwen2.5-7B-Instruct"}]}]}),
+    warnings=('--served-model-name "Qwen/Qwen2.5-7B-Instruct" is added',))
 case("a hub tokenizer stays, with a warning", "Pod", wrap("Pod", "tokenizer", {"containers": [{"name": "e", "image": "i",
     "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tokenizer", "Qwen/Qwen2.5-7B-Instruct"]}]}),
     warnings=("container \"e\": --tokenizer \"Qwen/Qwen2.5-7B-Instruct\" names a hub repository",))
