@@ -249,7 +249,8 @@ std::string_view download_command(const std::vector<Word>& words) {
                 if (command.substr(0, command.find(' ')) == program) return command;
             }
         }
-        if (!has_shell_boundary(text)) continue;
+        // Most words are flags and values: one search passes them over.
+        if (text.size() <= std::string_view("download").size() || text.find("download") == std::string_view::npos) continue;
         for (std::string_view command : kDownloadCommands) {
             if (mentions_in_shell_string(text, command)) return command;
         }

@@ -165,7 +165,9 @@ std::string percent_encode(std::string_view text, std::string_view keep) {
 std::string warning_line(std::string_view text) {
     constexpr std::string_view kEllipsis = "...";
     std::string out = text.size() <= kMaxWarningBytes ? std::string(text) : std::string(utf8_prefix(text, kMaxWarningBytes - kEllipsis.size())) + std::string(kEllipsis);
-    for (std::size_t i = 0; i < out.size(); ++i) {
+    // A warning is printable ASCII as a rule: passed over sixteen bytes at a time.
+    const char* const begin = out.data();
+    for (auto i = static_cast<std::size_t>(byte_scan::find_outside<0x20, 0x7e>(begin, begin + out.size()) - begin); i < out.size(); ++i) {
         const auto u = static_cast<unsigned char>(out[i]);
         if (u < 0x20 || u == 0x7f) {
             out[i] = ' ';
