@@ -271,9 +271,9 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
         if (is_download_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
     }
     patch.remove_indices(base, "env", env_gone);
-    const ArgvEdits edits = plan_argv_edits(c, selected);
+    ArgvEdits edits = plan_argv_edits(c, selected);
     render_argv(c, base, edits, patch);
-    for (const auto& w : edits.warnings) add_warning(warnings, w);
+    for (auto& w : edits.warnings) add_warning(warnings, std::move(w));
 }
 
 void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
