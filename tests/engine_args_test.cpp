@@ -127,8 +127,7 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         {"the rewrite says what changed", {"vllm", "serve", "Qwen/Q"}, {}, true,
          {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added"}},
         {"a download step in exec form", {"huggingface-cli", "download"}, {"Qwen/Q", "--include", "tokenizer*"}, false,
-         {"container \"e\": huggingface-cli download still fetches from the hub, now without the hub and proxy variables (a gated or proxied download "
-          "fails); the model image holds the weights: drop the step"}},
+         {"container \"e\": huggingface-cli download still fetches from the hub; the model image holds the weights: drop the step"}},
         {"the new hub CLI by its path", {"/usr/local/bin/hf"}, {"download", "Qwen/Q", "--local-dir", "/models"}, false,
          {"container \"e\": hf download still fetches"}},
         {"a download inside a script", {"sh", "-c", "pip install modelscope && modelscope download --model Qwen/Q --local_dir /m"}, {}, false,
@@ -186,6 +185,36 @@ TEST_CASE("the served name keeps what the kubelet would have expanded", "[engine
             container.env = c.env;
             const ArgvEdits edits = plan_argv_edits(container, true);
             CHECK(edits.appended_args == std::vector<std::string>{"--served-model-name", c.served});
+        }
+    }
+}
+
+TEST_CASE("a download step that set a token or a proxy is told it runs without them", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::vector<EnvVarView> env;
+        bool loses;
+    };
+    const std::vector<Case> cases = {
+        {"a token from a Secret", {{"HF_TOKEN", false, {}}}, true},
+        {"a proxy", {{"PYTHONUNBUFFERED", true, "1"}, {"https_proxy", true, "http://p:3128"}}, true},
+        {"nothing the delivery removes", {{"PYTHONUNBUFFERED", true, "1"}}, false},
+        {"no env", {}, false},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::vector<std::string> command_store, args_store;
+            ContainerView container;
+            container.name = "fetch";
+            container.command = words({"huggingface-cli", "download"}, command_store);
+            container.args = words({"Qwen/Q"}, args_store);
+            container.env = c.env;
+            const ArgvEdits edits = plan_argv_edits(container, false);
+            REQUIRE(edits.warnings.size() == 1);
+            CHECK(edits.warnings[0] ==
+                  std::string("container \"fetch\": huggingface-cli download still fetches from the hub") +
+                      (c.loses ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "") +
+                      "; the model image holds the weights: drop the step");
         }
     }
 }

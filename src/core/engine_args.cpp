@@ -260,14 +260,15 @@ std::string_view download_command(const std::vector<Word>& words) {
 }
 
 // A download step is not edited (it may fetch what the image lacks, a
-// tokenizer or a dataset), but it now runs without the variables the delivery
-// removed, and the weights it fetches are the image's.
+// tokenizer or a dataset), but the weights it fetches are the image's, and
+// where it set a token or a proxy, it now runs without them.
 void plan_download_step(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const std::string_view command = download_command(words);
     if (command.empty()) return;
-    add_warning(edits.warnings, who(c) + std::string(command) +
-                                    " still fetches from the hub, now without the hub and proxy variables (a gated or proxied download fails); "
-                                    "the model image holds the weights: drop the step");
+    const bool loses_env = std::any_of(c.env.begin(), c.env.end(), [](const EnvVarView& e) { return is_download_env(e.name); });
+    add_warning(edits.warnings, who(c) + std::string(command) + " still fetches from the hub" +
+                                    (loses_env ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "") +
+                                    "; the model image holds the weights: drop the step");
 }
 
 // The name clients call the model by, from its old argument. A "$(NAME)" the
