@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace miw;
@@ -17,6 +18,21 @@ std::vector<ArgView> words(const std::vector<std::string>& texts, std::vector<st
     for (const auto& t : storage) out.push_back(ArgView{true, t});
     return out;
 }
+
+// A container named `name` running command then args, keeping the strings
+// its views point into; not copied or moved, so the views stay valid.
+struct CommandLineContainer {
+    std::vector<std::string> command_store, args_store;
+    ContainerView view;
+
+    CommandLineContainer(std::string_view name, const std::vector<std::string>& command, const std::vector<std::string>& args) {
+        view.name = name;
+        view.command = words(command, command_store);
+        view.args = words(args, args_store);
+    }
+    CommandLineContainer(const CommandLineContainer&) = delete;
+    CommandLineContainer& operator=(const CommandLineContainer&) = delete;
+};
 
 // The command line after the edits, as the patch leaves it: replacements,
 // then removals, then what is appended to args.
@@ -74,12 +90,9 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
-            std::vector<std::string> command_store, args_store;
-            ContainerView container;
-            container.name = "engine";
+            CommandLineContainer engine("engine", c.command, c.args);
+            ContainerView& container = engine.view;
             container.image = c.image;
-            container.command = words(c.command, command_store);
-            container.args = words(c.args, args_store);
             const ArgvEdits edits = plan_argv_edits(container, true);
             const std::vector<std::string> after = applied(c.command, c.args, edits);
             CHECK(after == c.after);
@@ -142,12 +155,8 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
-            std::vector<std::string> command_store, args_store;
-            ContainerView container;
-            container.name = "e";
-            container.command = words(c.command, command_store);
-            container.args = words(c.args, args_store);
-            const ArgvEdits edits = plan_argv_edits(container, c.selected);
+            const CommandLineContainer container("e", c.command, c.args);
+            const ArgvEdits edits = plan_argv_edits(container.view, c.selected);
             CHECK(edits.warnings.size() == c.says.size());
             for (const auto& fragment : c.says) {
                 const bool found = std::any_of(edits.warnings.begin(), edits.warnings.end(), [&](const std::string& w) { return w.find(fragment) != std::string::npos; });
@@ -176,14 +185,10 @@ TEST_CASE("the served name keeps what the kubelet would have expanded", "[engine
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
-            std::vector<std::string> command_store, args_store;
-            ContainerView container;
-            container.name = "engine";
-            container.image = "i";
-            container.command = words({"vllm", "serve"}, command_store);
-            container.args = words({"--model=" + c.model}, args_store);
-            container.env = c.env;
-            const ArgvEdits edits = plan_argv_edits(container, true);
+            CommandLineContainer container("engine", {"vllm", "serve"}, {"--model=" + c.model});
+            container.view.image = "i";
+            container.view.env = c.env;
+            const ArgvEdits edits = plan_argv_edits(container.view, true);
             CHECK(edits.appended_args == std::vector<std::string>{"--served-model-name", c.served});
         }
     }
@@ -203,13 +208,9 @@ TEST_CASE("a download step that set a token or a proxy is told it runs without t
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
-            std::vector<std::string> command_store, args_store;
-            ContainerView container;
-            container.name = "fetch";
-            container.command = words({"huggingface-cli", "download"}, command_store);
-            container.args = words({"Qwen/Q"}, args_store);
-            container.env = c.env;
-            const ArgvEdits edits = plan_argv_edits(container, false);
+            CommandLineContainer container("fetch", {"huggingface-cli", "download"}, {"Qwen/Q"});
+            container.view.env = c.env;
+            const ArgvEdits edits = plan_argv_edits(container.view, false);
             REQUIRE(edits.warnings.size() == 1);
             CHECK(edits.warnings[0] ==
                   std::string("container \"fetch\": huggingface-cli download still fetches from the hub") +
