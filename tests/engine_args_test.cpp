@@ -137,6 +137,13 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         {"a hub tokenizer", {"vllm", "serve", "Qwen/Q", "--tokenizer", "Qwen/Q-tok"}, {}, true,
          {"container \"e\": --tokenizer \"Qwen/Q-tok\" names a hub repository", "now reads /var/lib/gpustack/model"}},
         {"a tokenizer path is fine", {"vllm", "serve", "/var/lib/gpustack/model", "--tokenizer=/var/lib/gpustack/model"}, {}, true, {}},
+        {"SGLang's hub tokenizer", {"python3", "-m", "sglang.launch_server", "--model-path", "/var/lib/gpustack/model"}, {"--tokenizer-path", "Qwen/Q"}, true,
+         {"container \"e\": --tokenizer-path \"Qwen/Q\" names a hub repository, so the engine will download the tokenizer from the hub; drop the flag to "
+          "use the tokenizer in the model image"}},
+        {"a hub model config", {"vllm", "serve", "/var/lib/gpustack/model", "--hf-config-path=Qwen/Q"}, {}, true,
+         {"container \"e\": --hf-config-path \"Qwen/Q\" names a hub repository, so the engine will download the model config from the hub; drop the "
+          "flag to use the model config in the model image"}},
+        {"a model config path is fine", {"vllm", "serve", "/var/lib/gpustack/model", "--hf-config-path", "/etc/model-config"}, {}, true, {}},
         {"the rewrite says what changed", {"vllm", "serve", "Qwen/Q"}, {}, true,
          {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added"}},
         {"a download step in exec form", {"huggingface-cli", "download"}, {"Qwen/Q", "--include", "tokenizer*"}, false,
@@ -216,6 +223,48 @@ TEST_CASE("a download step that set a token or a proxy is told it runs without t
                   std::string("container \"fetch\": huggingface-cli download still fetches from the hub") +
                       (c.loses ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "") +
                       "; the model image holds the weights: drop the step");
+        }
+    }
+}
+
+TEST_CASE("an engine given no model is told where its weights will come from", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::string image;
+        std::vector<std::string> command;
+        std::vector<std::string> args;
+        bool selected;
+        std::string says;  // empty: no warning
+    };
+    const std::string m = "/var/lib/gpustack/model";
+    const std::vector<Case> cases = {
+        {"vllm serve reading a config file", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml", "--port", "8000"}, true,
+         "container \"e\": no model on the command line, so the engine loads the model --config \"/etc/vllm/config.yaml\" names, not " + m +
+             "; give it the model argument " + m},
+        {"the vllm-openai entrypoint with a config file", "vllm/vllm-openai:v0.11.0", {}, {"--config=/cfg/serve.yaml"}, true,
+         "container \"e\": no model on the command line, so the engine loads the model --config \"/cfg/serve.yaml\" names, not " + m},
+        {"the vllm-openai entrypoint with no args", "vllm/vllm-openai:v0.11.0", {}, {}, true,
+         "container \"e\": no model on the command line, so vLLM serves its default model, from the hub, not " + m + "; give it the model argument " + m},
+        {"the api_server module without --model", "i", {"python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "8000"}, {}, true,
+         "container \"e\": no model on the command line, so vLLM serves its default model, from the hub"},
+        {"sglang without --model-path", "i", {"python3", "-m", "sglang.launch_server"}, {"--port", "30000"}, true,
+         "container \"e\": no model on the command line, so SGLang will not start, not " + m + "; give it --model-path " + m},
+        {"a container not selected is not told", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml"}, false, ""},
+        {"a model on the command line beside a config file", "i", {"vllm", "serve", m}, {"--config", "/etc/vllm/config.yaml"}, true, ""},
+        {"another program with no model", "i", {"ray", "start", "--head"}, {}, true, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            CommandLineContainer container("e", c.command, c.args);
+            container.view.image = c.image;
+            const ArgvEdits edits = plan_argv_edits(container.view, c.selected);
+            CHECK(edits.empty());
+            if (c.says.empty()) {
+                CHECK(edits.warnings.empty());
+            } else {
+                REQUIRE(edits.warnings.size() == 1);
+                CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
+            }
         }
     }
 }

@@ -289,6 +289,24 @@ std::string served_name(std::string_view model, const ContainerView& c) {
     return std::string(model);
 }
 
+// An engine started with no model on its command line loads the one its
+// --config file names, or vLLM's default from the hub (SGLang does not start):
+// nothing here can point it at the mount without guessing the name clients
+// call it by, so the warning says what to write.
+void warn_no_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const std::string mount(kModelMountPath);
+    const std::string_view flag = run.engine == Engine::sglang ? "--model-path" : "the model argument";
+    std::string outcome;
+    if (const auto config = find_flag(words, run.after, {"--config"})) {
+        outcome = "the engine loads the model --config " + quote_value(config->value, 64) + " names";
+    } else if (run.engine == Engine::sglang) {
+        outcome = "SGLang will not start";
+    } else {
+        outcome = "vLLM serves its default model, from the hub";
+    }
+    add_warning(edits.warnings, who(c) + "no model on the command line, so " + outcome + ", not " + mount + "; give it " + std::string(flag) + " " + mount);
+}
+
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const Invocation run = recognise(words, c);
     if (run.engine == Engine::none) {
@@ -324,10 +342,19 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
                                         (named ? "; clients keep the --served-model-name already given"
                                                : "; --served-model-name " + quote_value(served, 128) + " is added so clients keep calling it by that name"));
     }
-    if (const auto tokenizer = find_flag(words, run.after, {"--tokenizer", "--tokenizer-path"}); tokenizer && !is_path(tokenizer->value)) {
-        add_warning(edits.warnings, who(c) + std::string(tokenizer->flag) + " " + quote_value(tokenizer->value, 128) +
-                                        " names a hub repository, so the engine will download the tokenizer from the hub; drop the flag to use the "
-                                        "tokenizer in the model image");
+    if (!model) warn_no_model(words, run, c, edits);
+    // What else the engine fetches from a hub when a flag names a repository
+    // rather than a path: the image holds both beside the weights.
+    struct HubFlag {
+        std::string_view flag;
+        std::string_view what;
+    };
+    static constexpr HubFlag kHubFlags[] = {{"--tokenizer", "tokenizer"}, {"--tokenizer-path", "tokenizer"}, {"--hf-config-path", "model config"}};
+    for (const HubFlag& hub : kHubFlags) {
+        if (const auto named = find_flag(words, run.after, {hub.flag}); named && !is_path(named->value)) {
+            add_warning(edits.warnings, who(c) + std::string(hub.flag) + " " + quote_value(named->value, 128) + " names a hub repository, so the engine will download the " +
+                                            std::string(hub.what) + " from the hub; drop the flag to use the " + std::string(hub.what) + " in the model image");
+        }
     }
 }
 

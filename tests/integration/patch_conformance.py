@@ -505,6 +505,9 @@ case("a model from a variable the delivery removes is served by its value", "Pod
 case("a hub tokenizer stays, with a warning", "Pod", wrap("Pod", "tokenizer", {"containers": [{"name": "e", "image": "i",
     "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--tokenizer", "Qwen/Qwen2.5-7B-Instruct"]}]}),
     warnings=("container \"e\": --tokenizer \"Qwen/Qwen2.5-7B-Instruct\" names a hub repository",))
+case("an engine whose model comes from its config file is told, not edited", "Pod", wrap("Pod", "config-file", {"containers": [{"name": "e",
+    "image": "vllm/vllm-openai:v0.11.0", "args": ["--config", "/etc/vllm/serve.yaml"]}]}),
+    warnings=('container "e": no model on the command line, so the engine loads the model --config "/etc/vllm/serve.yaml" names, not /var/lib/gpustack/model',))
 case("a container not selected keeps its model argument", "Pod", wrap("Pod", "unselected-engine", {"containers": [
     {"name": "a", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]},
     {"name": "b", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct"]}]}, {"gpustack.ai/model-containers": "a"}))
