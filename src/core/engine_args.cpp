@@ -344,17 +344,15 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     }
     if (!model) warn_no_model(words, run, c, edits);
     // What else the engine fetches from a hub when a flag names a repository
-    // rather than a path: the image holds both beside the weights.
-    struct HubFlag {
-        std::string_view flag;
-        std::string_view what;
-    };
-    static constexpr HubFlag kHubFlags[] = {{"--tokenizer", "tokenizer"}, {"--tokenizer-path", "tokenizer"}, {"--hf-config-path", "model config"}};
-    for (const HubFlag& hub : kHubFlags) {
-        if (const auto named = find_flag(words, run.after, {hub.flag}); named && !is_path(named->value)) {
-            add_warning(edits.warnings, who(c) + std::string(hub.flag) + " " + quote_value(named->value, 128) + " names a hub repository, so the engine will download the " +
-                                            std::string(hub.what) + " from the hub; drop the flag to use the " + std::string(hub.what) + " in the model image");
-        }
+    // rather than a path: the image holds it beside the weights. One pass
+    // over the words for all three flags.
+    std::size_t from = run.after;
+    while (const auto named = find_flag(words, from, {"--tokenizer", "--tokenizer-path", "--hf-config-path"})) {
+        from = named->word + 1;
+        if (is_path(named->value)) continue;
+        const std::string what = named->flag == "--hf-config-path" ? "model config" : "tokenizer";
+        add_warning(edits.warnings, who(c) + std::string(named->flag) + " " + quote_value(named->value, 128) + " names a hub repository, so the engine will download the " +
+                                        what + " from the hub; drop the flag to use the " + what + " in the model image");
     }
 }
 
