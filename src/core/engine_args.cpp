@@ -95,7 +95,7 @@ enum class Engine { none, vllm_serve, vllm_api_server, sglang };
 struct Invocation {
     Engine engine = Engine::none;
     std::size_t after = 0;  // the first word after the engine's own words
-    bool positional_model = false;  // vllm serve takes the model as its first argument
+    bool positional_model = false;  // vllm serve and sglang serve take the model as their first argument
 };
 
 Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
@@ -106,6 +106,17 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
     }
     const std::string_view program = words[0].text();
     if (basename(program) == "vllm" && words.size() > 1 && words[1].text() == "serve") return {Engine::vllm_serve, 2, true};
+    if (basename(program) == "sglang" && words.size() > 1 && words[1].text() == "serve") {
+        // `sglang serve` takes its --model-type before anything else, then the
+        // model as its first argument or as --model-path.
+        std::size_t after = 2;
+        if (after < words.size() && words[after].text() == "--model-type") {
+            after += 2;
+        } else if (after < words.size() && words[after].text().rfind("--model-type=", 0) == 0) {
+            after += 1;
+        }
+        return {Engine::sglang, std::min(after, words.size()), true};
+    }
     if (is_python(program)) {
         for (std::size_t i = 1; i + 1 < words.size(); ++i) {
             if (words[i].text() != "-m") continue;
@@ -147,7 +158,7 @@ std::optional<FlagValue> find_flag(const std::vector<Word>& words, std::size_t f
 bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
     return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
-           text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos;
+           text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos;
 }
 
 // A shell word without one pair of quotes around it.
@@ -157,7 +168,7 @@ std::string_view unquoted(std::string_view word) {
 }
 
 // The model a shell string starts the engine with, as the shell would pass
-// it in the common forms: the word after `vllm serve`, or the value of
+// it in the common forms: the word after `vllm serve` or `sglang serve`, or the value of
 // --model / --model-path (spaced or joined by '='), one pair of quotes
 // around it dropped. Empty when none is written or it is a variable (what it
 // holds is not known here).
@@ -176,7 +187,10 @@ std::string_view model_in_shell_string(std::string_view text) {
     const auto usable = [](std::string_view value) { return value.empty() || value.front() == '-' || value.front() == '$' ? std::string_view() : value; };
     for (std::size_t i = 0; i + 1 < words.size(); ++i) {
         const std::string_view word = words[i];
-        if (basename(word) == "vllm" && words[i + 1] == "serve" && i + 2 < words.size() && words[i + 2].front() != '-') return usable(words[i + 2]);
+        const std::string_view program = basename(word);
+        if ((program == "vllm" || program == "sglang") && words[i + 1] == "serve" && i + 2 < words.size() && words[i + 2].front() != '-') {
+            return usable(words[i + 2]);
+        }
         if (word == "--model" || word == "--model-path") return usable(words[i + 1]);
     }
     for (std::string_view word : words) {

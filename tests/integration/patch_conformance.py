@@ -124,7 +124,8 @@ def served_name(old, env):
 
 def point_engine_at_mount(c, env):
     """design.md 1.2 rule 5a, written out again: the model argument of vllm
-    serve, vLLM's api_server module or SGLang's launch_server becomes the mount.
+    serve, vLLM's api_server module, SGLang's launch_server or sglang serve
+    becomes the mount.
     env: the container's variables before the delivery removed any."""
     command, args = list(c.get("command") or []), list(c.get("args") or [])
     words = command + args
@@ -136,6 +137,12 @@ def point_engine_at_mount(c, env):
         engine, after = "vllm-serve", 0
     elif command and command[0].rsplit("/", 1)[-1] == "vllm" and len(words) > 1 and words[1] == "serve":
         engine, after = "vllm-serve", 2
+    elif command and command[0].rsplit("/", 1)[-1] == "sglang" and len(words) > 1 and words[1] == "serve":
+        engine, after = "sglang-serve", 2
+        if after < len(words) and words[after] == "--model-type":
+            after += 2
+        elif after < len(words) and isinstance(words[after], str) and words[after].startswith("--model-type="):
+            after += 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
@@ -144,9 +151,9 @@ def point_engine_at_mount(c, env):
                 break
     if engine is None:
         return
-    flags = ("--model-path", "--model") if engine == "sglang" else ("--model",)
+    flags = ("--model-path", "--model") if engine in ("sglang", "sglang-serve") else ("--model",)
     at, old, joined = None, None, None
-    if engine == "vllm-serve" and after < len(words) and isinstance(words[after], str) and words[after] and not words[after].startswith("-"):
+    if engine in ("vllm-serve", "sglang-serve") and after < len(words) and isinstance(words[after], str) and words[after] and not words[after].startswith("-"):
         at, old = after, words[after]
     else:
         for i in range(after, len(words)):
@@ -478,6 +485,8 @@ for name, container in [
     ("the api_server module", {"command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct"]}),
     ("sglang --model-path", {"command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "30000"]}),
     ("sglang --model", {"command": ["python", "-m", "sglang.launch_server"], "args": ["--model=Qwen/Qwen2.5-7B-Instruct"]}),
+    ("sglang serve, positional", {"command": ["sglang", "serve"], "args": ["Qwen/Qwen2.5-7B-Instruct", "--tp", "2"]}),
+    ("sglang serve --model-type then --model-path", {"command": ["sglang", "serve", "--model-type=llm", "--model-path", "Qwen/Qwen2.5-7B-Instruct"]}),
     ("the vllm-openai image's entrypoint", {"image": "vllm/vllm-openai:v0.8.5", "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]}),
     ("--served-model-name already given", {"command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name", "qwen"]}),
     ("--served-model-name= already given", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name=qwen"]}),
