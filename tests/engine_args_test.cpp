@@ -249,18 +249,17 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
     const std::string m = "/var/lib/gpustack/model";
     const std::vector<Case> cases = {
         {"vllm serve reading a config file", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml", "--port", "8000"}, true,
-         "container \"e\": no model on the command line, so the engine loads the model --config \"/etc/vllm/config.yaml\" names, not " + m +
-             "; give it the model argument " + m},
+         "container \"e\": no model on the command line: the engine loads the one --config \"/etc/vllm/config.yaml\" names; pass " + m + " as the model"},
         {"the vllm-openai entrypoint with a config file", "vllm/vllm-openai:v0.11.0", {}, {"--config=/cfg/serve.yaml"}, true,
-         "container \"e\": no model on the command line, so the engine loads the model --config \"/cfg/serve.yaml\" names, not " + m},
+         "container \"e\": no model on the command line: the engine loads the one --config \"/cfg/serve.yaml\" names"},
         {"the vllm-openai entrypoint with no args", "vllm/vllm-openai:v0.11.0", {}, {}, true,
-         "container \"e\": no model on the command line, so vLLM serves its default model, from the hub, not " + m + "; give it the model argument " + m},
+         "container \"e\": no model on the command line: vLLM serves its default model from the hub; pass " + m + " as the model"},
         {"the api_server module without --model", "i", {"python3", "-m", "vllm.entrypoints.openai.api_server", "--port", "8000"}, {}, true,
-         "container \"e\": no model on the command line, so vLLM serves its default model, from the hub"},
+         "container \"e\": no model on the command line: vLLM serves its default model from the hub"},
         {"sglang without --model-path", "i", {"python3", "-m", "sglang.launch_server"}, {"--port", "30000"}, true,
-         "container \"e\": no model on the command line, so SGLang will not start, not " + m + "; give it --model-path " + m},
+         "container \"e\": no model on the command line: SGLang will not start; pass --model-path " + m},
         {"sglang serve without a model", "i", {"sglang", "serve", "--model-type", "llm"}, {"--port", "30000"}, true,
-         "container \"e\": no model on the command line, so SGLang will not start"},
+         "container \"e\": no model on the command line: SGLang will not start"},
         {"a container not selected is not told", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml"}, false, ""},
         {"a model on the command line beside a config file", "i", {"vllm", "serve", m}, {"--config", "/etc/vllm/config.yaml"}, true, ""},
         {"another program with no model", "i", {"ray", "start", "--head"}, {}, true, ""},
@@ -278,5 +277,14 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
                 CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
             }
         }
+    }
+    SECTION("the longest container name and config path leave the advice whole") {
+        // Warnings past 256 bytes are cut; this one is built to stay inside.
+        const std::string name(300, 'n');  // the view points into it
+        CommandLineContainer container(name, {"vllm", "serve"}, {"--config=/" + std::string(300, 'c')});
+        const ArgvEdits edits = plan_argv_edits(container.view, true);
+        REQUIRE(edits.warnings.size() == 1);
+        CHECK(edits.warnings[0].size() <= 256);
+        CHECK(edits.warnings[0].rfind("; pass /var/lib/gpustack/model as the model") == edits.warnings[0].size() - 43);
     }
 }

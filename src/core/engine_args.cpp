@@ -309,16 +309,16 @@ std::string served_name(std::string_view model, const ContainerView& c) {
 // call it by, so the warning says what to write.
 void warn_no_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string mount(kModelMountPath);
-    const std::string_view flag = run.engine == Engine::sglang ? "--model-path" : "the model argument";
-    std::string outcome;
+    std::string said = who(c) + "no model on the command line: ";
+    // At most 240 bytes with the longest container name: the advice at the end is never cut.
     if (const auto config = find_flag(words, run.after, {"--config"})) {
-        outcome = "the engine loads the model --config " + quote_value(config->value, 64) + " names";
+        said += "the engine loads the one --config " + quote_value(config->value, 48) + " names; pass " + mount + " as the model";
     } else if (run.engine == Engine::sglang) {
-        outcome = "SGLang will not start";
+        said += "SGLang will not start; pass --model-path " + mount;
     } else {
-        outcome = "vLLM serves its default model, from the hub";
+        said += "vLLM serves its default model from the hub; pass " + mount + " as the model";
     }
-    add_warning(edits.warnings, who(c) + "no model on the command line, so " + outcome + ", not " + mount + "; give it " + std::string(flag) + " " + mount);
+    add_warning(edits.warnings, std::move(said));
 }
 
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {

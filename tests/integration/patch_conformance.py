@@ -516,7 +516,7 @@ case("a hub tokenizer stays, with a warning", "Pod", wrap("Pod", "tokenizer", {"
     warnings=("container \"e\": --tokenizer \"Qwen/Qwen2.5-7B-Instruct\" names a hub repository",))
 case("an engine whose model comes from its config file is told, not edited", "Pod", wrap("Pod", "config-file", {"containers": [{"name": "e",
     "image": "vllm/vllm-openai:v0.11.0", "args": ["--config", "/etc/vllm/serve.yaml"]}]}),
-    warnings=('container "e": no model on the command line, so the engine loads the model --config "/etc/vllm/serve.yaml" names, not /var/lib/gpustack/model',))
+    warnings=('container "e": no model on the command line: the engine loads the one --config "/etc/vllm/serve.yaml" names; pass /var/lib/gpustack/model as the model',))
 case("a container not selected keeps its model argument", "Pod", wrap("Pod", "unselected-engine", {"containers": [
     {"name": "a", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]},
     {"name": "b", "image": "i", "command": ["vllm", "serve", "Qwen/Qwen2.5-0.5B-Instruct"]}]}, {"gpustack.ai/model-containers": "a"}))
