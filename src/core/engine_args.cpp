@@ -105,16 +105,13 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         return {};
     }
     const std::string_view program = words[0].text();
-    if (basename(program) == "vllm" && words.size() > 1 && words[1].text() == "serve") return {Engine::vllm_serve, 2, true};
-    if (basename(program) == "sglang" && words.size() > 1 && words[1].text() == "serve") {
+    const bool serve = words.size() > 1 && words[1].text() == "serve";
+    if (serve && basename(program) == "vllm") return {Engine::vllm_serve, 2, true};
+    if (serve && basename(program) == "sglang") {
         // `sglang serve` takes its --model-type before anything else, then the
         // model as its first argument or as --model-path.
-        std::size_t after = 2;
-        if (after < words.size() && words[after].text() == "--model-type") {
-            after += 2;
-        } else if (after < words.size() && words[after].text().rfind("--model-type=", 0) == 0) {
-            after += 1;
-        }
+        const std::string_view first = words.size() > 2 ? words[2].text() : std::string_view();
+        const std::size_t after = first == "--model-type" ? 4 : first.rfind("--model-type=", 0) == 0 ? 3 : 2;
         return {Engine::sglang, std::min(after, words.size()), true};
     }
     if (is_python(program)) {
