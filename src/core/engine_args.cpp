@@ -90,7 +90,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -101,7 +101,10 @@ struct Invocation {
 Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
     if (c.command.empty()) {
         // The vllm-openai image's entrypoint is `vllm serve`: its args start with the model.
-        if (ends_with(repository_of(c.image), "vllm-openai")) return {Engine::vllm_serve, 0, true};
+        const std::string_view repository = repository_of(c.image);
+        if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
+        // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
+        if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
         return {};
     }
     const std::string_view program = words[0].text();
@@ -120,6 +123,7 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
             const std::string_view module = words[i + 1].text();
             if (module == "vllm.entrypoints.openai.api_server") return {Engine::vllm_api_server, i + 2, false};
             if (module == "sglang.launch_server") return {Engine::sglang, i + 2, false};
+            if (module == "huggingfaceserver") return {Engine::kserve_huggingface, i + 2, false};
             return {};
         }
     }
@@ -270,16 +274,30 @@ std::string_view download_command(const std::vector<Word>& words) {
     return {};
 }
 
+// KServe's storage initializer: the init container KServe adds to download
+// an InferenceService's storageUri (its first argument) into the model
+// directory.
+bool is_kserve_storage_initializer(const ContainerView& c) {
+    return ends_with(repository_of(c.image), "storage-initializer") && !c.args.empty() && c.args[0].is_string;
+}
+
 // A download step is not edited (it may fetch what the image lacks, a
 // tokenizer or a dataset), but the weights it fetches are the image's, and
 // where it set a token or a proxy, it now runs without them.
 void plan_download_step(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
-    const std::string_view command = download_command(words);
-    if (command.empty()) return;
+    const bool kserve = is_kserve_storage_initializer(c);
+    const std::string_view command = kserve ? std::string_view() : download_command(words);
+    if (!kserve && command.empty()) return;
     const bool loses_env = std::any_of(c.env.begin(), c.env.end(), [](const EnvVarView& e) { return is_download_env(e.name); });
-    add_warning(edits.warnings, who(c) + std::string(command) + " still fetches from the hub" +
-                                    (loses_env ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "") +
-                                    "; the model image holds the weights: drop the step");
+    const char* const without = loses_env ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "";
+    if (kserve) {
+        // KServe writes the step from the InferenceService's storageUri: the
+        // advice is to drop that. The URI itself is left out, to keep the
+        // advice inside the 256 bytes the apiserver passes on.
+        add_warning(edits.warnings, who(c) + "downloads the InferenceService's storageUri" + without + "; the model image holds the weights: drop the storageUri");
+        return;
+    }
+    add_warning(edits.warnings, who(c) + std::string(command) + " still fetches from the hub" + without + "; the model image holds the weights: drop the step");
 }
 
 // The name clients call the model by, from its old argument. A "$(NAME)" the
@@ -318,22 +336,9 @@ void warn_no_model(const std::vector<Word>& words, const Invocation& run, const 
     add_warning(edits.warnings, std::move(said));
 }
 
-void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
-    const Invocation run = recognise(words, c);
-    if (run.engine == Engine::none) {
-        for (const Word& w : words) {
-            if (runs_engine_in_shell_string(w.text())) {
-                // Where the engine will still read the weights from, when the string says.
-                const std::string_view model = model_in_shell_string(w.text());
-                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
-                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
-                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
-                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
-                break;
-            }
-        }
-        return;
-    }
+// vLLM's and SGLang's model argument becomes the mount; the name clients call
+// the model by stays the old argument.
+void plan_model_path(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     std::optional<FlagValue> model;
     if (run.positional_model && run.after < words.size() && words[run.after].arg->is_string && !words[run.after].text().empty() &&
         words[run.after].text().front() != '-') {
@@ -354,6 +359,72 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
                                                : "; --served-model-name " + quote_value(served, 128) + " is added so clients keep calling it by that name"));
     }
     if (!model) warn_no_model(words, run, c, edits);
+}
+
+// KServe's Hugging Face server loads --model_id from the hub when it is
+// given, else --model_dir (by default /mnt/models, where KServe's storage
+// initializer downloads the InferenceService's storageUri): the id and the
+// revisions it would be fetched at go, and the directory becomes the mount.
+// Clients call the model by --model_name, which stays.
+void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    std::optional<FlagValue> id;
+    std::size_t from = run.after;
+    while (const auto flag = find_flag(words, from, {"--model_id", "--model_revision", "--tokenizer_revision"})) {
+        from = flag->word + 1;
+        if (flag->flag == "--model_id") id = flag;  // the last one given, as argparse takes it
+        remove_word(edits, words[flag->word]);
+        if (!flag->joined) remove_word(edits, words[flag->word - 1]);
+    }
+    std::sort(edits.args_removed.begin(), edits.args_removed.end());
+    std::sort(edits.command_removed.begin(), edits.command_removed.end());
+    const std::string mount(kModelMountPath);
+    std::optional<FlagValue> dir;
+    from = run.after;
+    while (const auto flag = find_flag(words, from, {"--model_dir"})) {
+        from = flag->word + 1;
+        dir = flag;  // the last one given
+    }
+    // At most 249 bytes with the longest container name and values: never cut.
+    const bool is_mount = dir && without_trailing_slash(dir->value) == kModelMountPath;
+    if (!dir) {
+        edits.appended_args = {"--model_dir=" + mount};
+    } else if (!is_mount) {
+        const Word& at = words[dir->word];
+        edits.replacements.push_back({at.in_command, at.index, dir->joined ? "--model_dir=" + mount : mount});
+    } else if (!id) {
+        return;  // already the mount
+    }
+    std::string said = who(c);
+    if (id) said += "--model_id " + quote_value(id->value, 40) + " dropped, ";
+    said += !dir ? "--model_dir " + mount + " added" : (is_mount ? "--model_dir reads " : "--model_dir now reads ") + mount;
+    if (!id && dir && !is_mount) said += ", not " + quote_value(dir->value, 48);
+    said += ": the server loads the image's weights";
+    if (id) said += ", not the hub's";
+    else if (!dir) said += ", not /mnt/models (where its storage initializer downloads)";
+    add_warning(edits.warnings, std::move(said));
+}
+
+void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+    const Invocation run = recognise(words, c);
+    if (run.engine == Engine::none) {
+        for (const Word& w : words) {
+            if (runs_engine_in_shell_string(w.text())) {
+                // Where the engine will still read the weights from, when the string says.
+                const std::string_view model = model_in_shell_string(w.text());
+                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
+                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
+                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
+                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
+                break;
+            }
+        }
+        return;
+    }
+    if (run.engine == Engine::kserve_huggingface) {
+        plan_kserve_model(words, run, c, edits);
+    } else {
+        plan_model_path(words, run, c, edits);
+    }
     // What else the engine fetches from a hub when a flag names a repository
     // rather than a path: the image holds it beside the weights. One pass
     // over the words for all three flags.

@@ -143,13 +143,19 @@ def point_engine_at_mount(c, env):
             after += 2
         elif after < len(words) and isinstance(words[after], str) and words[after].startswith("--model-type="):
             after += 1
+    elif not command and image_repo.endswith("huggingfaceserver"):
+        engine, after = "kserve-hf", 0
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
-                engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang"}.get(words[i + 1])
+                engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang",
+                          "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
                 after = i + 2
                 break
     if engine is None:
+        return
+    if engine == "kserve-hf":
+        point_kserve_server_at_mount(c, command, args, after)
         return
     flags = ("--model-path", "--model") if engine in ("sglang", "sglang-serve") else ("--model",)
     at, old, joined = None, None, None
@@ -177,6 +183,36 @@ def point_engine_at_mount(c, env):
         c["command"] = words[:len(command)]
     if words[len(command):] or c.get("args") is not None:
         c["args"] = words[len(command):]
+
+
+KSERVE_FETCH_FLAGS = ("--model_id", "--model_revision", "--tokenizer_revision")
+
+
+def point_kserve_server_at_mount(c, command, args, after):
+    """KServe's Hugging Face server loads --model_id from the hub, else
+    --model_dir: the id and its revisions go (either form), and the last
+    --model_dir becomes the mount, or one is appended to args."""
+    tagged = [(w, True) for w in command] + [(w, False) for w in args]
+    kept, i, model_dir = tagged[:after], after, None
+    while i < len(tagged):
+        w = tagged[i][0]
+        flag = w.split("=", 1)[0] if isinstance(w, str) and w.startswith("--") else None
+        spaced_value = w == flag and i + 1 < len(tagged) and isinstance(tagged[i + 1][0], str) and tagged[i + 1][0] and not tagged[i + 1][0].startswith("-")
+        if flag in KSERVE_FETCH_FLAGS and (spaced_value or "=" in w):
+            i += 2 if spaced_value else 1
+            continue
+        if flag == "--model_dir" and (spaced_value or "=" in w):
+            model_dir = len(kept) + 1 if spaced_value else len(kept)
+        kept.append(tagged[i])
+        i += 1
+    if model_dir is None:
+        kept.append(("--model_dir=" + MOUNT_PATH, False))
+    elif kept[model_dir][0].split("=", 1)[-1].rstrip("/") != MOUNT_PATH:
+        kept[model_dir] = ("--model_dir=" + MOUNT_PATH if kept[model_dir][0].startswith("--model_dir=") else MOUNT_PATH, kept[model_dir][1])
+    if c.get("command") is not None:
+        c["command"] = [w for w, in_command in kept if in_command]
+    if any(not in_command for _, in_command in kept) or c.get("args") is not None:
+        c["args"] = [w for w, in_command in kept if not in_command]
 
 
 def right_volume(v, ref):
@@ -494,6 +530,18 @@ for name, container in [
     c = {"name": "engine", "image": "vllm/vllm-openai:v0.8.5"}
     c.update(container)
     case("the engine reads the mount: " + name, "Pod", wrap("Pod", "engine", {"containers": [c]}), warnings=("now reads /var/lib/gpustack/model",))
+for name, container, said in [
+    ("KServe's server with a hub id", {"image": "kserve/huggingfaceserver:v0.15.2-gpu", "args": ["--model_name=llama3", "--model_id=meta-llama/Meta-Llama-3-8B-Instruct"]},
+     '--model_id "meta-llama/Meta-Llama-3-8B-Instruct" dropped, --model_dir /var/lib/gpustack/model added'),
+    ("KServe's server with a hub id at a revision beside its directory", {"image": "kserve/huggingfaceserver:v0.15.2",
+     "args": ["--model_name", "llama3", "--model_id", "org/x", "--model_revision", "main", "--model_dir", "/mnt/models"]},
+     '--model_id "org/x" dropped, --model_dir now reads /var/lib/gpustack/model'),
+    ("KServe's server as its module, reading /mnt/models", {"command": ["python3", "-m", "huggingfaceserver"], "args": ["--model_name=llama3"]},
+     "--model_dir /var/lib/gpustack/model added"),
+]:
+    c = {"name": "kserve-container"}
+    c.update(container)
+    case("the engine reads the mount: " + name, "Pod", wrap("Pod", "kserve", {"containers": [c]}), warnings=(said,))
 case("the engine already reads the mount", "Pod", wrap("Pod", "engine-mounted", {
     "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
     "containers": [{"name": "e", "image": "vllm/vllm-openai:v0.8.5", "command": ["vllm", "serve", MOUNT_PATH + "/"],
