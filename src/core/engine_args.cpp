@@ -40,11 +40,13 @@ bool is_python(std::string_view program) {
 }
 
 // The image's repository, without registry, tag or digest: "vllm/vllm-openai".
+// A tag is what follows a ':' in the last path component: only that
+// component is scanned (a registry's port is a ':' before a '/').
 std::string_view repository_of(std::string_view image) {
     image = image.substr(0, image.find('@'));
-    const std::size_t slash = image.rfind('/');
-    const std::size_t colon = image.rfind(':');
-    if (colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash)) image = image.substr(0, colon);
+    for (std::size_t i = image.size(); i-- > 0 && image[i] != '/';) {
+        if (image[i] == ':') return image.substr(0, i);
+    }
     return image;
 }
 
@@ -278,7 +280,7 @@ std::string_view download_command(const std::vector<Word>& words) {
 // an InferenceService's storageUri (its first argument) into the model
 // directory.
 bool is_kserve_storage_initializer(const ContainerView& c) {
-    return ends_with(repository_of(c.image), "storage-initializer") && !c.args.empty() && c.args[0].is_string;
+    return !c.args.empty() && c.args[0].is_string && ends_with(repository_of(c.image), "storage-initializer");
 }
 
 // A download step is not edited (it may fetch what the image lacks, a
