@@ -111,6 +111,44 @@ TEST_CASE("anchors, aliases and merge keys are resolved", "[yaml_loader]") {
     CHECK(only_json("a: &a {x: 1}\nb: &b {x: 2, z: 2}\nm:\n  <<: [*a, *b]\n") == R"({"a":{"x":1},"b":{"x":2,"z":2},"m":{"x":1,"z":2}})");
     CHECK(only_json("env: &e [{name: A, value: '1'}]\nother: *e\n") == R"({"env":[{"name":"A","value":"1"}],"other":[{"name":"A","value":"1"}]})");
     CHECK(only_json("k: v\nk: w\n") == R"({"k":"w"})");
+    // Aliases of aliases: the anchors' JSON copied again is the JSON written again.
+    CHECK(only_json("a: &a {k: [1, s, true]}\nb: &b [*a, *a]\nc: [*b, *b, *a]\n") ==
+          R"({"a":{"k":[1,"s",true]},"b":[{"k":[1,"s",true]},{"k":[1,"s",true]}],"c":[[{"k":[1,"s",true]},{"k":[1,"s",true]}],[{"k":[1,"s",true]},{"k":[1,"s",true]}],{"k":[1,"s",true]}]})");
+}
+
+TEST_CASE("an alias copied again keeps the bounds on nesting and size", "[yaml_loader]") {
+    const auto nested = [](int levels, const std::string& inside) { return std::string(levels, '[') + inside + std::string(levels, ']'); };
+    SECTION("copied where it would nest past 1,000 levels, it is refused") {
+        // *a is first written one level down, then again 500 levels down: 1,101 in all.
+        const YamlLoad load = load_yaml("a: &a " + nested(600, "x") + "\nb: *a\nc: " + nested(500, "*a") + "\n");
+        CHECK_FALSE(load.ok());
+        CHECK_THAT(load.error, Catch::Contains("nested deeper than 1000 levels"));
+    }
+    SECTION("copied where it fits, it is taken") {
+        const YamlLoad load = load_yaml("a: &a " + nested(600, "x") + "\nb: *a\nc: " + nested(300, "*a") + "\n");
+        REQUIRE(load.ok());
+        CHECK(load.documents[0].json == R"({"a":)" + nested(600, "\"x\"") + R"(,"b":)" + nested(600, "\"x\"") + R"(,"c":)" + nested(900, "\"x\"") + "}");
+    }
+    SECTION("copies that would pass 64 MiB are refused before they are made") {
+        std::string items;
+        for (int i = 0; i < 1000; ++i) items += std::string(i ? ", " : "") + std::string(60, 'y');
+        std::string copies;  // about 62 KB each: 1,100 of them pass the bound
+        for (int i = 0; i < 1100; ++i) copies += std::string(i ? ", " : "") + "*a";
+        const YamlLoad load = load_yaml("a: &a [" + items + "]\nb: [" + copies + "]\n");
+        CHECK_FALSE(load.ok());
+        CHECK_THAT(load.error, Catch::Contains("expands to more than 64 MiB of JSON"));
+        CHECK(load.error_line == 2);  // the aliases that pass it
+    }
+    SECTION("copies under the bound are all made") {
+        std::string copies;
+        for (int i = 0; i < 100; ++i) copies += std::string(i ? ", " : "") + "*a";
+        const YamlLoad load = load_yaml("a: &a [" + std::string(60, 'y') + ", 2]\nb: [" + copies + "]\n");
+        REQUIRE(load.ok());
+        const std::string one = "[\"" + std::string(60, 'y') + "\",2]";
+        std::string expected = R"({"a":)" + one + R"(,"b":[)";
+        for (int i = 0; i < 100; ++i) expected += (i ? "," : "") + one;
+        CHECK(load.documents[0].json == expected + "]}");
+    }
 }
 
 TEST_CASE("documents, comments, BOMs and line ends", "[yaml_loader]") {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 namespace miw {
 
@@ -156,9 +157,11 @@ public:
     std::string out;
 
     bool value(std::size_t index, unsigned depth, ParseFailure& failure) {
-        const Node& n = resolve_alias(index);
+        if (nodes_[index].type == Node::Type::alias) return alias(index, depth, failure);
+        const Node& n = nodes_[index];
         if (depth > kMaxDepth) return fail(failure, "nested deeper than " + std::to_string(kMaxDepth) + " levels (aliases inside themselves?)", n);
-        if (out.size() > kMaxYamlJsonBytes) return fail(failure, "expands to more than 64 MiB of JSON (aliases nested in aliases?)", n);
+        if (out.size() > kMaxYamlJsonBytes) return too_large(failure, n);
+        deepest_ = std::max(deepest_, depth);
         switch (n.type) {
             case Node::Type::scalar: {
                 Result<YamlScalar> s = scalar(n);
@@ -184,6 +187,50 @@ public:
     }
 
 private:
+    // The JSON an alias's anchor has been written as, and how many levels it
+    // nests below where it stands.
+    struct Written {
+        std::string json;
+        unsigned height = 0;
+    };
+    // What the aliases' anchors keep of their JSON, in all: aliases of
+    // aliases (ten of ten of ten ...) are then copied at memory speed up to
+    // the bound, not walked node by node again, while the copies kept stay
+    // small beside the bound.
+    static constexpr std::size_t kMaxWrittenBytes = 8u << 20;
+
+    // An alias: its anchor's JSON again, copied when it was written before
+    // and fits where it stands; else written (a first time, or to fail
+    // where the walk fails: nested too deep).
+    bool alias(std::size_t index, unsigned depth, ParseFailure& failure) {
+        std::size_t target = index;
+        while (nodes_[target].type == Node::Type::alias) target = nodes_[target].target;
+        const auto known = written_.find(target);
+        if (known != written_.end() && depth + known->second.height <= kMaxDepth) {
+            // Refused before it is copied: the JSON never grows past the bound.
+            if (out.size() + known->second.json.size() > kMaxYamlJsonBytes) return too_large(failure, nodes_[index]);
+            out += known->second.json;
+            deepest_ = std::max(deepest_, depth + known->second.height);
+            return true;
+        }
+        const std::size_t start = out.size();
+        const unsigned outer = deepest_;
+        deepest_ = depth;
+        if (!value(target, depth, failure)) return false;
+        const unsigned height = deepest_ - depth;
+        deepest_ = std::max(outer, deepest_);
+        const std::size_t size = out.size() - start;
+        if (known == written_.end() && written_bytes_ + size <= kMaxWrittenBytes) {
+            written_bytes_ += size;
+            written_.emplace(target, Written{out.substr(start), height});
+        }
+        return true;
+    }
+
+    static bool too_large(ParseFailure& failure, const Node& n) {
+        return fail(failure, "expands to more than 64 MiB of JSON (aliases nested in aliases?)", n);
+    }
+
     const Node& resolve_alias(std::size_t index) const {
         const Node* n = &nodes_[index];
         // An alias only names an anchor made before it: the chain ends.
@@ -258,6 +305,9 @@ private:
     }
 
     const std::vector<Node>& nodes_;
+    std::unordered_map<std::size_t, Written> written_;  // by the anchor's node
+    std::size_t written_bytes_ = 0;
+    unsigned deepest_ = 0;  // the deepest level written so far
 };
 
 // The line of each item of a top-level `items` list (a List's objects).
