@@ -172,6 +172,27 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          {"container \"e\": --hf-config-path \"Qwen/Q\" names a hub repository, so the engine will download the model config from the hub; drop the "
           "flag to use the model config in the model image"}},
         {"a model config path is fine", {"vllm", "serve", "/var/lib/gpustack/model", "--hf-config-path", "/etc/model-config"}, {}, true, {}},
+        {"vLLM's draft model in --speculative-config", {"vllm", "serve", "/var/lib/gpustack/model"},
+         {"--speculative-config", R"({"model": "org/draft-1b", "num_speculative_tokens": 5})"}, true,
+         {"container \"e\": --speculative-config \"org/draft-1b\" names a hub repository, so the engine will download the draft model from the hub; mount "
+          "it from an image"}},
+        {"a speculative method with no draft model", {"vllm", "serve", "/var/lib/gpustack/model"},
+         {R"(--speculative-config={"method": "ngram", "model": null, "num_speculative_tokens": 5})"}, true, {}},
+        {"a draft model from a path", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--speculative-config", R"({"model":"/drafts/1b"})"}, true, {}},
+        {"an older vLLM's --speculative-model", {"vllm", "serve", "/var/lib/gpustack/model", "--speculative-model=org/draft"}, {}, true,
+         {"container \"e\": --speculative-model \"org/draft\" names a hub repository, so the engine will download the draft model"}},
+        {"SGLang's draft model", {"python3", "-m", "sglang.launch_server", "--model-path", "/var/lib/gpustack/model"},
+         {"--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "org/eagle"}, true,
+         {"container \"e\": --speculative-draft-model-path \"org/eagle\" names a hub repository"}},
+        {"vLLM's LoRA adapters, the second from the hub", {"vllm", "serve", "/var/lib/gpustack/model", "--enable-lora"},
+         {"--lora-modules", "sql=/adapters/sql", "chat=org/chat-lora", "--port", "8000"}, true,
+         {"container \"e\": --lora-modules \"chat=org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
+          "mount it from an image"}},
+        {"LoRA adapters from paths", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", "sql=/adapters/sql", "--lora-modules=chat=./chat"}, true, {}},
+        {"LoRA adapters as JSON are not read", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", R"({"name": "sql", "path": "org/sql"})"}, true, {}},
+        {"SGLang's LoRA path joined by =", {"python3", "-m", "sglang.launch_server", "--model-path", "/var/lib/gpustack/model", "--lora-paths=org/lora"}, {}, true,
+         {"container \"e\": --lora-paths \"org/lora\" names a hub repository"}},
+        {"a LoRA flag on another program", {"trainer"}, {"--lora-modules", "a=org/x"}, true, {}},
         {"the rewrite says what changed", {"vllm", "serve", "Qwen/Q"}, {}, true,
          {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added"}},
         {"a download step in exec form", {"huggingface-cli", "download"}, {"Qwen/Q", "--include", "tokenizer*"}, false,
@@ -200,6 +221,24 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
             }
             if (!c.selected) CHECK(edits.replacements.empty());
         }
+    }
+}
+
+TEST_CASE("a hub repository's warning keeps its advice whole however long the names", "[engine_args]") {
+    const std::string name(300, 'n');  // the views point into it
+    const std::string value = "org/" + std::string(300, 'v');
+    const std::vector<std::pair<std::vector<std::string>, std::string>> command_lines = {
+        {{"vllm", "serve", "/var/lib/gpustack/model", "--tokenizer", value}, "drop the flag to use the tokenizer in the model image"},
+        {{"python3", "-m", "sglang.launch_server", "--model-path", "/m", "--speculative-draft-model-path", value}, "mount it from an image"},
+        {{"vllm", "serve", "/var/lib/gpustack/model", "--lora-modules", "a=" + value}, "mount it from an image"},
+    };
+    for (const auto& [command, advice] : command_lines) {
+        CommandLineContainer container(name, command, {});
+        const ArgvEdits edits = plan_argv_edits(container.view, true);
+        const auto hub = std::find_if(edits.warnings.begin(), edits.warnings.end(), [](const std::string& w) { return w.find("names a hub repository") != std::string::npos; });
+        REQUIRE(hub != edits.warnings.end());
+        CHECK(hub->size() <= 256);
+        CHECK(hub->substr(hub->size() - advice.size()) == advice);
     }
 }
 

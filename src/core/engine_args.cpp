@@ -386,7 +386,6 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
         from = flag->word + 1;
         dir = flag;  // the last one given
     }
-    // At most 249 bytes with the longest container name and values: never cut.
     const bool is_mount = dir && without_trailing_slash(dir->value) == kModelMountPath;
     if (!dir) {
         edits.appended_args = {"--model_dir=" + mount};
@@ -396,6 +395,7 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     } else if (!id) {
         return;  // already the mount
     }
+    // At most 249 bytes with the longest container name and values: never cut.
     std::string said = who(c);
     if (id) said += "--model_id " + quote_value(id->value, 40) + " dropped, ";
     said += !dir ? "--model_dir " + mount + " added" : (is_mount ? "--model_dir reads " : "--model_dir now reads ") + mount;
@@ -404,6 +404,84 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     if (id) said += ", not the hub's";
     else if (!dir) said += ", not /mnt/models (where its storage initializer downloads)";
     add_warning(edits.warnings, std::move(said));
+}
+
+// The "model" member of a flag's JSON object ({"model": "org/draft", ...}),
+// as far as a plain string goes: empty where there is none, it is not a
+// string (null: a method with no draft model), or it holds an escape.
+std::string_view json_model_member(std::string_view json) {
+    constexpr std::string_view key = "\"model\"";
+    constexpr std::string_view space = " \t\n\r";
+    std::size_t at = json.find(key);
+    if (at == std::string_view::npos) return {};
+    at = json.find_first_not_of(space, at + key.size());
+    if (at == std::string_view::npos || json[at] != ':') return {};
+    at = json.find_first_not_of(space, at + 1);
+    if (at == std::string_view::npos || json[at] != '"') return {};
+    const std::size_t end = json.find_first_of("\"\\", at + 1);
+    if (end == std::string_view::npos || json[end] != '"') return {};
+    return json.substr(at + 1, end - at - 1);
+}
+
+// What else the engine fetches from a hub when a flag names a repository
+// rather than a path: a tokenizer or model config the image holds beside the
+// weights, a draft model for speculative decoding, LoRA adapters. Warned
+// about, not edited: only the first two have a copy in the image, and
+// dropping the others changes what is served. One pass over the words for
+// the flags of one value.
+void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const auto warn = [&](std::string_view flag, std::string_view value, std::string_view what, std::string_view advice) {
+        const std::string head = who(c) + std::string(flag) + " ";
+        const std::string tail = " names a hub repository, so the engine will download the " + std::string(what) + " from the hub; " + std::string(advice);
+        // The value gets what the rest leaves of the 256 bytes the apiserver
+        // passes on (its quotes and a cut value's length counted), so the
+        // advice is never cut.
+        const std::size_t used = head.size() + tail.size() + 2 + 20;
+        const std::size_t room = used + 8 < 256 ? 256 - used : 8;
+        add_warning(edits.warnings, head + quote_value(value, std::min<std::size_t>(room, 128)) + tail);
+    };
+    std::size_t from = run.after;
+    while (const auto named = find_flag(words, from, {"--tokenizer", "--tokenizer-path", "--hf-config-path", "--speculative-model",
+                                                      "--speculative-draft-model-path", "--speculative-config"})) {
+        from = named->word + 1;
+        if (named->flag == "--speculative-config") {
+            const std::string_view draft = json_model_member(named->value);
+            if (!draft.empty() && !is_path(draft)) warn(named->flag, draft, "draft model", "mount it from an image");
+        } else if (!is_path(named->value)) {
+            if (named->flag.rfind("--speculative", 0) == 0) {
+                warn(named->flag, named->value, "draft model", "mount it from an image");
+            } else {
+                const std::string what = named->flag == "--hf-config-path" ? "model config" : "tokenizer";
+                warn(named->flag, named->value, what, "drop the flag to use the " + what + " in the model image");
+            }
+        }
+    }
+    // LoRA adapters, one or more values after the flag: NAME=PATH (vLLM's
+    // --lora-modules, SGLang's --lora-paths), a bare path (SGLang), or a
+    // JSON object (not read). The first that names a repository is warned about.
+    for (std::size_t i = run.after; i < words.size(); ++i) {
+        const std::string_view text = words[i].text();
+        std::string_view flag;
+        for (std::string_view name : {std::string_view("--lora-modules"), std::string_view("--lora-paths")}) {
+            if (text.rfind(name, 0) == 0 && (text.size() == name.size() || text[name.size()] == '=')) flag = name;
+        }
+        if (flag.empty()) continue;
+        // The values: the rest of "--flag=VALUE", or the words up to the next flag.
+        std::vector<std::string_view> values;
+        if (text.size() > flag.size()) {
+            values.push_back(text.substr(flag.size() + 1));
+        } else {
+            for (std::size_t v = i + 1; v < words.size() && !words[v].text().empty() && words[v].text().front() != '-'; ++v) values.push_back(words[v].text());
+        }
+        for (std::string_view value : values) {
+            if (value.empty() || value.front() == '{') continue;
+            const std::size_t equals = value.find('=');
+            const std::string_view path = equals == std::string_view::npos ? value : value.substr(equals + 1);
+            if (path.empty() || is_path(path)) continue;
+            warn(flag, value, "LoRA adapter", "mount it from an image");
+            break;
+        }
+    }
 }
 
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
@@ -427,17 +505,7 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     } else {
         plan_model_path(words, run, c, edits);
     }
-    // What else the engine fetches from a hub when a flag names a repository
-    // rather than a path: the image holds it beside the weights. One pass
-    // over the words for all three flags.
-    std::size_t from = run.after;
-    while (const auto named = find_flag(words, from, {"--tokenizer", "--tokenizer-path", "--hf-config-path"})) {
-        from = named->word + 1;
-        if (is_path(named->value)) continue;
-        const std::string what = named->flag == "--hf-config-path" ? "model config" : "tokenizer";
-        add_warning(edits.warnings, who(c) + std::string(named->flag) + " " + quote_value(named->value, 128) + " names a hub repository, so the engine will download the " +
-                                        what + " from the hub; drop the flag to use the " + what + " in the model image");
-    }
+    warn_hub_repositories(words, run, c, edits);
 }
 
 }  // namespace
