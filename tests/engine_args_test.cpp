@@ -186,10 +186,15 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          {"container \"e\": --speculative-draft-model-path \"org/eagle\" names a hub repository"}},
         {"vLLM's LoRA adapters, the second from the hub", {"vllm", "serve", "/var/lib/gpustack/model", "--enable-lora"},
          {"--lora-modules", "sql=/adapters/sql", "chat=org/chat-lora", "--port", "8000"}, true,
-         {"container \"e\": --lora-modules \"chat=org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
+         {"container \"e\": --lora-modules \"org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
           "mount it from an image"}},
         {"LoRA adapters from paths", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", "sql=/adapters/sql", "--lora-modules=chat=./chat"}, true, {}},
-        {"LoRA adapters as JSON are not read", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", R"({"name": "sql", "path": "org/sql"})"}, true, {}},
+        {"a LoRA adapter as JSON, from the hub", {"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "/var/lib/gpustack/model"},
+         {"--lora-modules", R"({"name": "food-review-1", "path": "Kawon/llama3.1-food-finetune_v14_r8", "base_model_name": "meta-llama/Llama-3.1-8B"})"}, true,
+         {"container \"e\": --lora-modules \"Kawon/llama3.1-food-finetune_v14_r8\" names a hub repository"}},
+        {"a LoRA adapter as JSON, from a path", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", R"({"name":"sql","base_path":"org/x","path":"/adapters/sql"})"},
+         true, {}},
+        {"a LoRA adapter as JSON with no path", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--lora-modules", R"({"name": "food-review-1"})"}, true, {}},
         {"SGLang's LoRA path joined by =", {"python3", "-m", "sglang.launch_server", "--model-path", "/var/lib/gpustack/model", "--lora-paths=org/lora"}, {}, true,
          {"container \"e\": --lora-paths \"org/lora\" names a hub repository"}},
         {"a LoRA flag on another program", {"trainer"}, {"--lora-modules", "a=org/x"}, true, {}},

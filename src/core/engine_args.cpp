@@ -406,15 +406,18 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     add_warning(edits.warnings, std::move(said));
 }
 
-// The "model" member of a flag's JSON object ({"model": "org/draft", ...}),
+// The member `key` of a flag's JSON object ({"model": "org/draft", ...}),
 // as far as a plain string goes: empty where there is none, it is not a
 // string (null: a method with no draft model), or it holds an escape.
-std::string_view json_model_member(std::string_view json) {
-    constexpr std::string_view key = "\"model\"";
+std::string_view json_string_member(std::string_view json, std::string_view key) {
     constexpr std::string_view space = " \t\n\r";
-    std::size_t at = json.find(key);
+    std::size_t at = 0;
+    // The key in quotes: "path" is not found inside "base_path".
+    for (at = json.find(key); at != std::string_view::npos; at = json.find(key, at + 1)) {
+        if (at > 0 && json[at - 1] == '"' && at + key.size() < json.size() && json[at + key.size()] == '"') break;
+    }
     if (at == std::string_view::npos) return {};
-    at = json.find_first_not_of(space, at + key.size());
+    at = json.find_first_not_of(space, at + key.size() + 1);
     if (at == std::string_view::npos || json[at] != ':') return {};
     at = json.find_first_not_of(space, at + 1);
     if (at == std::string_view::npos || json[at] != '"') return {};
@@ -445,7 +448,7 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
                                                       "--speculative-draft-model-path", "--speculative-config"})) {
         from = named->word + 1;
         if (named->flag == "--speculative-config") {
-            const std::string_view draft = json_model_member(named->value);
+            const std::string_view draft = json_string_member(named->value, "model");
             if (!draft.empty() && !is_path(draft)) warn(named->flag, draft, "draft model", "mount it from an image");
         } else if (!is_path(named->value)) {
             if (named->flag.rfind("--speculative", 0) == 0) {
@@ -458,7 +461,7 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
     }
     // LoRA adapters, one or more values after the flag: NAME=PATH (vLLM's
     // --lora-modules, SGLang's --lora-paths), a bare path (SGLang), or a
-    // JSON object (not read). The first that names a repository is warned about.
+    // JSON object with a "path". The first that names a repository is warned about.
     for (std::size_t i = run.after; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
         std::string_view flag;
@@ -474,11 +477,15 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
             for (std::size_t v = i + 1; v < words.size() && !words[v].text().empty() && words[v].text().front() != '-'; ++v) values.push_back(words[v].text());
         }
         for (std::string_view value : values) {
-            if (value.empty() || value.front() == '{') continue;
-            const std::size_t equals = value.find('=');
-            const std::string_view path = equals == std::string_view::npos ? value : value.substr(equals + 1);
+            std::string_view path = value;
+            if (value.empty()) continue;
+            if (value.front() == '{') {
+                path = json_string_member(value, "path");
+            } else if (const std::size_t equals = value.find('='); equals != std::string_view::npos) {
+                path = value.substr(equals + 1);
+            }
             if (path.empty() || is_path(path)) continue;
-            warn(flag, value, "LoRA adapter", "mount it from an image");
+            warn(flag, path, "LoRA adapter", "mount it from an image");
             break;
         }
     }
