@@ -178,6 +178,8 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
           "it from an image"}},
         {"a speculative method with no draft model", {"vllm", "serve", "/var/lib/gpustack/model"},
          {R"(--speculative-config={"method": "ngram", "model": null, "num_speculative_tokens": 5})"}, true, {}},
+        {"the key's name as another member's value first", {"vllm", "serve", "/var/lib/gpustack/model"},
+         {"--speculative-config", R"({"method": "model", "model" : "org/draft"})"}, true, {"container \"e\": --speculative-config \"org/draft\" names a hub"}},
         {"a draft model from a path", {"vllm", "serve", "/var/lib/gpustack/model"}, {"--speculative-config", R"({"model":"/drafts/1b"})"}, true, {}},
         {"an older vLLM's --speculative-model", {"vllm", "serve", "/var/lib/gpustack/model", "--speculative-model=org/draft"}, {}, true,
          {"container \"e\": --speculative-model \"org/draft\" names a hub repository, so the engine will download the draft model"}},

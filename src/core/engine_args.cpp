@@ -411,19 +411,19 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
 // string (null: a method with no draft model), or it holds an escape.
 std::string_view json_string_member(std::string_view json, std::string_view key) {
     constexpr std::string_view space = " \t\n\r";
-    std::size_t at = 0;
-    // The key in quotes: "path" is not found inside "base_path".
-    for (at = json.find(key); at != std::string_view::npos; at = json.find(key, at + 1)) {
-        if (at > 0 && json[at - 1] == '"' && at + key.size() < json.size() && json[at + key.size()] == '"') break;
+    for (std::size_t at = json.find(key); at != std::string_view::npos; at = json.find(key, at + 1)) {
+        // The key in quotes ("path" is not inside "base_path"), then a colon
+        // (else it was a string value that reads as the key).
+        if (at == 0 || json[at - 1] != '"' || at + key.size() >= json.size() || json[at + key.size()] != '"') continue;
+        const std::size_t colon = json.find_first_not_of(space, at + key.size() + 1);
+        if (colon == std::string_view::npos || json[colon] != ':') continue;
+        const std::size_t open = json.find_first_not_of(space, colon + 1);
+        if (open == std::string_view::npos || json[open] != '"') return {};
+        const std::size_t close = json.find_first_of("\"\\", open + 1);
+        if (close == std::string_view::npos || json[close] != '"') return {};
+        return json.substr(open + 1, close - open - 1);
     }
-    if (at == std::string_view::npos) return {};
-    at = json.find_first_not_of(space, at + key.size() + 1);
-    if (at == std::string_view::npos || json[at] != ':') return {};
-    at = json.find_first_not_of(space, at + 1);
-    if (at == std::string_view::npos || json[at] != '"') return {};
-    const std::size_t end = json.find_first_of("\"\\", at + 1);
-    if (end == std::string_view::npos || json[end] != '"') return {};
-    return json.substr(at + 1, end - at - 1);
+    return {};
 }
 
 // What else the engine fetches from a hub when a flag names a repository
