@@ -299,6 +299,60 @@ TEST_CASE("the containers annotation limits the mount", "[policy_pod]") {
     CHECK(d.warnings[0] == "annotation gpustack.ai/model-containers names \"missing\", which is not a container of spec; it gets no mount");
 }
 
+TEST_CASE("long lists of volumes, containers and names: each found, the warnings kept to what the apiserver shows", "[policy_pod]") {
+    SECTION("cache volumes named out of order are each found, by their own mount") {
+        VolumeView pvc;
+        pvc.name = "m";
+        PodSpecView s = spec_at();
+        s.has_volumes = true;
+        s.volumes = {empty_dir("z"), empty_dir("a"), pvc, empty_dir("b")};
+        ContainerView ctr = container("c");
+        ctr.has_volume_mounts = true;
+        ctr.volume_mounts = {mount("b", "/scratch"), mount("z", "/root/.cache/huggingface"), mount("m", "/root/.cache/huggingface/hub"),
+                             mount("a", "/root/.cache/modelscope")};
+        s.containers = {ctr};
+        const Decision d = render_model_delivery(request(), opted_in({s}), config());
+        CHECK(d.patch == R"([{"op":"remove","path":"/spec/volumes/1"},{"op":"remove","path":"/spec/volumes/0"},{"op":"add","path":"/spec/volumes/-","value":)" +
+                             kVolume + R"(},{"op":"remove","path":"/spec/containers/0/volumeMounts/3"},{"op":"remove","path":"/spec/containers/0/volumeMounts/1"},)" +
+                             R"({"op":"add","path":"/spec/containers/0/volumeMounts/-","value":)" + kMount + "}]");
+    }
+    SECTION("a warning for each of 200 containers: 64 of them, then one line for the rest") {
+        std::vector<std::string> names;
+        for (int i = 0; i < 200; ++i) names.push_back("c" + std::to_string(i));
+        PodSpecView s = spec_at();
+        for (const auto& name : names) {
+            ContainerView ctr = container(name);
+            ctr.has_env_from = true;
+            s.containers.push_back(ctr);
+        }
+        const Decision d = render_model_delivery(request(), opted_in({s}), config());
+        REQUIRE(d.warnings.size() == 65);
+        CHECK(d.warnings[0].rfind("container \"c0\": envFrom is not inspected", 0) == 0);
+        CHECK(d.warnings[63].rfind("container \"c63\": envFrom is not inspected", 0) == 0);
+        CHECK(d.warnings[64] == "more warnings than 64: the rest are not shown");
+    }
+    SECTION("a containers annotation of a hundred names, three unknown, some twice") {
+        std::vector<std::string> names;
+        std::string annotation;
+        for (int i = 99; i >= 0; --i) names.push_back("c" + std::to_string(i));
+        for (const auto& name : names) annotation += name + ",";
+        annotation += "x2,c5,x1,x2,x0";
+        PodSpecView s = spec_at();
+        for (const auto& name : names) s.containers.push_back(container(name));
+        WorkloadView w = opted_in({s});
+        w.has_model_containers = true;
+        w.model_containers = annotation;
+        const Decision d = render_model_delivery(request(), w, config());
+        std::size_t mounted = 0;
+        for (std::size_t at = d.patch.find("/volumeMounts\""); at != std::string::npos; at = d.patch.find("/volumeMounts\"", at + 1)) ++mounted;
+        CHECK(mounted == 100);
+        REQUIRE(d.warnings.size() == 3);
+        CHECK(d.warnings[0].find("names \"x2\"") != std::string::npos);
+        CHECK(d.warnings[1].find("names \"x1\"") != std::string::npos);
+        CHECK(d.warnings[2].find("names \"x0\"") != std::string::npos);
+    }
+}
+
 TEST_CASE("refusals of opted-in objects", "[policy_pod]") {
     PodSpecView s = spec_at();
     s.containers = {container("c")};

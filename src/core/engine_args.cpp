@@ -211,9 +211,16 @@ std::string_view without_trailing_slash(std::string_view path) {
 
 bool is_path(std::string_view value) { return !value.empty() && (value.front() == '/' || value.front() == '.' || value.front() == '~'); }
 
-void remove_word(ArgvEdits& edits, const Word& w) {
-    auto& list = w.in_command ? edits.command_removed : edits.args_removed;
-    if (std::find(list.begin(), list.end(), w.index) == list.end()) list.push_back(w.index);
+// Noted as found; sorted and made unique once planning ends (sort_removals),
+// so that a command line of many removed flags costs no more than its length.
+void remove_word(ArgvEdits& edits, const Word& w) { (w.in_command ? edits.command_removed : edits.args_removed).push_back(w.index); }
+
+void sort_removals(ArgvEdits& edits) {
+    for (auto* list : {&edits.args_removed, &edits.command_removed}) {
+        if (list->size() < 2) continue;
+        std::sort(list->begin(), list->end());
+        list->erase(std::unique(list->begin(), list->end()), list->end());
+    }
 }
 
 void add_warning(std::vector<std::string>& warnings, std::string warning) {
@@ -246,8 +253,7 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
             if (shell_string && mentions_in_shell_string(text, flag)) add_warning(edits.warnings, who(c) + "a " + std::string(flag) + " inside a shell string is not removed");
         }
     }
-    std::sort(edits.args_removed.begin(), edits.args_removed.end());
-    std::sort(edits.command_removed.begin(), edits.command_removed.end());
+    sort_removals(edits);
 }
 
 // The hubs' own download commands, as a step that fetches weights writes them
@@ -377,8 +383,6 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
         remove_word(edits, words[flag->word]);
         if (!flag->joined) remove_word(edits, words[flag->word - 1]);
     }
-    std::sort(edits.args_removed.begin(), edits.args_removed.end());
-    std::sort(edits.command_removed.begin(), edits.command_removed.end());
     const std::string mount(kModelMountPath);
     std::optional<FlagValue> dir;
     from = run.after;
@@ -530,9 +534,10 @@ ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     kept.reserve(words.size());
     for (const Word& w : words) {
         const auto& removed = w.in_command ? edits.command_removed : edits.args_removed;
-        if (std::find(removed.begin(), removed.end(), w.index) == removed.end()) kept.push_back(w);
+        if (!std::binary_search(removed.begin(), removed.end(), w.index)) kept.push_back(w);
     }
     plan_model_argument(kept, c, edits);
+    sort_removals(edits);
     return edits;
 }
 

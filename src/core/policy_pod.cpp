@@ -51,30 +51,59 @@ void for_each_container(const PodSpecView& spec, F&& f) {
     for (const auto& c : spec.containers) f(c);
 }
 
-const VolumeView* find_volume(const PodSpecView& spec, std::string_view name) {
-    for (const auto& v : spec.volumes) {
-        if (v.name == name) return &v;
-    }
-    return nullptr;
+// Names looked up once for each mount or container (a Pod may hold tens of
+// thousands): sorted once, each lookup a binary search, so no list of them
+// costs the square of its length.
+std::vector<std::string_view> sorted_unique(std::vector<std::string_view> names) {
+    if (names.size() < 2) return names;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
 }
 
-// The volumes that go: gpustack-model-cache, and every emptyDir that some
-// container mounts where model caches live. The model volume never does.
+// A short list is searched in place: string_view's == passes over most names
+// on their length alone, where each step of a binary search compares bytes.
+bool sorted_contains(const std::vector<std::string_view>& sorted, std::string_view name) {
+    if (sorted.size() <= 8) return std::find(sorted.begin(), sorted.end(), name) != sorted.end();
+    return std::binary_search(sorted.begin(), sorted.end(), name);
+}
+
+// The volumes that go, sorted by name: gpustack-model-cache, and every
+// emptyDir that some container mounts where model caches live. The model
+// volume never does.
 std::vector<std::string_view> cache_volumes(const PodSpecView& spec) {
+    // By name, the first of each name first: the one the kubelet takes. A
+    // handful of volumes, as most Pods have, is searched in place: sorting
+    // them cost more than it saved (4,000 instructions a small mutation).
+    constexpr std::size_t kSearchedInPlace = 16;
+    std::vector<const VolumeView*> by_name;
+    if (spec.volumes.size() > kSearchedInPlace) {
+        by_name.reserve(spec.volumes.size());
+        for (const auto& v : spec.volumes) by_name.push_back(&v);
+        std::stable_sort(by_name.begin(), by_name.end(), [](const VolumeView* a, const VolumeView* b) { return a->name < b->name; });
+    }
+    const auto volume_named = [&](std::string_view name) -> const VolumeView* {
+        if (by_name.empty()) {
+            const auto at = std::find_if(spec.volumes.begin(), spec.volumes.end(), [&](const VolumeView& v) { return v.name == name; });
+            return at != spec.volumes.end() ? &*at : nullptr;
+        }
+        const auto at = std::lower_bound(by_name.begin(), by_name.end(), name, [](const VolumeView* v, std::string_view n) { return v->name < n; });
+        return at != by_name.end() && (*at)->name == name ? *at : nullptr;
+    };
     std::vector<std::string_view> out;
-    if (find_volume(spec, kCacheVolume)) out.push_back(kCacheVolume);
+    if (volume_named(kCacheVolume)) out.push_back(kCacheVolume);
     for_each_container(spec, [&](const ContainerView& c) {
         std::vector<std::string_view> env_paths;
         for (const auto& e : c.env) {
             if (contains(kCacheEnv, e.name) && e.has_string_value && !e.value.empty()) env_paths.push_back(clean_path(e.value));
         }
         for (const auto& m : c.volume_mounts) {
-            const VolumeView* v = find_volume(spec, m.name);
-            if (v == nullptr || v->name == kModelVolume || !v->empty_dir || contains(out, v->name)) continue;
+            const VolumeView* v = volume_named(m.name);
+            if (v == nullptr || v->name == kModelVolume || !v->empty_dir) continue;
             if (is_cache_path(m.mount_path, env_paths)) out.push_back(v->name);
         }
     });
-    return out;
+    return sorted_unique(std::move(out));
 }
 
 // Whatever its pullPolicy: the apiserver defaults it to IfNotPresent after
@@ -96,8 +125,19 @@ const std::string& model_mount_json() {
     return json;
 }
 
+// The apiserver passes on about 4 KiB of a webhook's warnings (sixteen of
+// 256 bytes): past this many, one line says there are more, and the rest are
+// not kept (a Pod of thousands of containers would otherwise give thousands,
+// each checked against the others).
+constexpr std::size_t kMaxWarnings = 64;
+
 void add_warning(std::vector<std::string>& warnings, std::string warning) {
-    if (!contains(warnings, warning)) warnings.push_back(std::move(warning));
+    if (warnings.size() > kMaxWarnings || contains(warnings, warning)) return;
+    if (warnings.size() == kMaxWarnings) {
+        warnings.push_back("more warnings than " + std::to_string(kMaxWarnings) + ": the rest are not shown");
+        return;
+    }
+    warnings.push_back(std::move(warning));
 }
 
 void container_warnings(const ContainerView& c, std::vector<std::string>& warnings) {
@@ -156,12 +196,13 @@ std::string_view to_string(Overlap o) {
 // In a selected container, a mount of another volume at, inside or around the
 // model path (or of a non-cache volume at, inside or around the cache path)
 // is a second source of weights beside the image.
+// cache and names sorted.
 std::string second_weight_source(const PodSpecView& spec, const std::vector<std::string_view>& cache, const std::vector<std::string_view>& names) {
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const ContainerView& c = spec.containers[i];
-        if (!names.empty() && !contains(names, c.name)) continue;
+        if (!names.empty() && !sorted_contains(names, c.name)) continue;
         for (const auto& m : c.volume_mounts) {
-            if (m.name == kModelVolume || contains(cache, m.name)) continue;
+            if (m.name == kModelVolume || sorted_contains(cache, m.name)) continue;
             for (std::string_view guarded : {kModelMountPath, kCacheMountPath}) {
                 const Overlap o = overlap(m.mount_path, guarded);
                 if (o == Overlap::none) continue;
@@ -192,7 +233,7 @@ void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>
     std::size_t model_at = std::string::npos;  // index after the removals
     const VolumeView* model = nullptr;
     for (std::size_t i = 0; i < spec.volumes.size(); ++i) {
-        if (contains(cache, spec.volumes[i].name)) {
+        if (sorted_contains(cache, spec.volumes[i].name)) {
             note_removal(gone, i, spec.volumes.size());
             continue;
         }
@@ -222,7 +263,7 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
         const bool ours = selected && m.name == kModelVolume;
         // A selected container keeps its first model mount (corrected below)
         // and loses any duplicate of it.
-        if (contains(cache, m.name) || (ours && model != nullptr)) {
+        if (sorted_contains(cache, m.name) || (ours && model != nullptr)) {
             note_removal(gone, j, c.volume_mounts.size());
             continue;
         }
@@ -292,7 +333,7 @@ void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view
         render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch, warnings);
     }
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
-        const bool selected = names.empty() || contains(names, spec.containers[i].name);
+        const bool selected = names.empty() || sorted_contains(names, spec.containers[i].name);
         render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch, warnings);
     }
 }
@@ -317,12 +358,13 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     std::vector<std::string> warnings;
     for (auto& warning : check.warnings) warnings.push_back(annotation_field(kModelImageAnnotation) + ": " + warning);
     const std::vector<std::string_view> names = selected_container_names(w);
+    const std::vector<std::string_view> sorted_names = sorted_unique(names);
     JsonPatch patch;
     for (const PodSpecView& spec : w.pod_specs) {
         const std::vector<std::string_view> cache = cache_volumes(spec);
-        if (std::string second = second_weight_source(spec, cache, names); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
+        if (std::string second = second_weight_source(spec, cache, sorted_names); !second.empty()) return forbidden(std::move(second), kTwoWeightSources);
         for_each_container(spec, [&](const ContainerView& c) { container_warnings(c, warnings); });
-        render_pod_spec(spec, cache, w.model_image, names, patch, warnings);
+        render_pod_spec(spec, cache, w.model_image, sorted_names, patch, warnings);
         // A Job's template cannot change after creation: an UPDATE that
         // touched it would be refused by the apiserver.
         const bool template_frozen = req.kind.group == "batch" && req.kind.kind == "Job" && req.operation != Operation::create;
@@ -330,9 +372,14 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
         if (w.is_pod && req.operation == Operation::create && config.prefer_nodes_with_image && nodes != nullptr && !pinned_node(spec)) {
             if (const auto warm = nodes->nodes_holding(w.model_image, kMaxPreferredNodes)) render_placement(spec, *warm, patch);
         }
+        std::vector<std::string_view> container_names;
+        if (!names.empty()) {
+            container_names.reserve(spec.containers.size());
+            for (const ContainerView& c : spec.containers) container_names.push_back(c.name);
+            container_names = sorted_unique(std::move(container_names));
+        }
         for (std::string_view name : names) {
-            const bool known = std::any_of(spec.containers.begin(), spec.containers.end(), [&](const ContainerView& c) { return c.name == name; });
-            if (!known) {
+            if (!sorted_contains(container_names, name)) {
                 add_warning(warnings, "annotation " + std::string(kModelContainersAnnotation) + " names \"" + std::string(utf8_prefix(name, 63)) +
                                           "\", which is not a container of " + spec.field_path + "; it gets no mount");
             }
