@@ -203,8 +203,7 @@ private:
     // and fits where it stands; else written (a first time, or to fail
     // where the walk fails: nested too deep).
     bool alias(std::size_t index, unsigned depth, ParseFailure& failure) {
-        std::size_t target = index;
-        while (nodes_[target].type == Node::Type::alias) target = nodes_[target].target;
+        const std::size_t target = anchor_of(index);
         const auto known = written_.find(target);
         if (known != written_.end() && depth + known->second.height <= kMaxDepth) {
             // Refused before it is copied: the JSON never grows past the bound.
@@ -231,12 +230,14 @@ private:
         return fail(failure, "expands to more than 64 MiB of JSON (aliases nested in aliases?)", n);
     }
 
-    const Node& resolve_alias(std::size_t index) const {
-        const Node* n = &nodes_[index];
+    // The node an alias names, through aliases of aliases.
+    std::size_t anchor_of(std::size_t index) const {
         // An alias only names an anchor made before it: the chain ends.
-        while (n->type == Node::Type::alias) n = &nodes_[n->target];
-        return *n;
+        while (nodes_[index].type == Node::Type::alias) index = nodes_[index].target;
+        return index;
     }
+
+    const Node& resolve_alias(std::size_t index) const { return nodes_[anchor_of(index)]; }
 
     static Result<YamlScalar> scalar(const Node& n) {
         if (!n.tag.empty()) return resolve_tagged_yaml_scalar(n.tag, n.value);
