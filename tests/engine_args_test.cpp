@@ -113,6 +113,17 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"KServe's server as its module", "i", {"python3", "-m", "huggingfaceserver"}, {"--model_name=m1", "--model_id=org/x"},
          {"python3", "-m", "huggingfaceserver", "--model_name=m1", "--model_dir=" + m}},
         {"another image: --model_id is its own", "example.com/server:1", {}, {"--model_id=org/x", "--model_revision=main"}, {"--model_id=org/x", "--model_revision=main"}},
+        {"TGI's launcher, --model-id spaced", "i", {"text-generation-launcher"}, {"--model-id", "org/x", "--port", "8080"},
+         {"text-generation-launcher", "--model-id", m, "--port", "8080"}},
+        {"TGI's image, --model-id=, its revision gone", "ghcr.io/huggingface/text-generation-inference:3.0.1", {}, {"--model-id=org/x", "--revision", "main"},
+         {"--model-id=" + m}},
+        {"TGI's image with no --model-id", "ghcr.io/huggingface/text-generation-inference@sha256:abc", {}, {"--port", "8080", "--num-shard", "2"},
+         {"--port", "8080", "--num-shard", "2", "--model-id=" + m}},
+        {"Google Cloud's TGI image with no args", "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311",
+         {}, {}, {"--model-id=" + m}},
+        {"TGI's launcher by its path, the model in command", "i", {"/usr/local/bin/text-generation-launcher", "--model-id", "org/x"}, {"--quantize", "awq"},
+         {"/usr/local/bin/text-generation-launcher", "--model-id", m, "--quantize", "awq"}},
+        {"an image only named like TGI's", "example.com/text-generation-inference-router:1", {}, {"--model-id=org/x"}, {"--model-id=org/x"}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -215,6 +226,18 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
         {"download as an argument of something else", {"curl"}, {"-o", "download", "https://example.com/hf"}, false, {}},
         {"a lookalike program", {"myhf", "download"}, {}, false, {}},
         {"a container not selected is not rewritten", {"vllm", "serve", "Qwen/Q"}, {}, false, {}},
+        {"TGI in a shell string", {"/bin/sh", "-c"}, {"text-generation-launcher --model-id=org/x --port 80"}, true,
+         {"container \"e\": the model \"org/x\" named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
+        {"TGI's rewrite says what changed", {"text-generation-launcher"}, {"--model-id", "org/x"}, true,
+         {"container \"e\": the model argument \"org/x\" now reads /var/lib/gpustack/model; TGI serves it under any name a request gives"}},
+        {"TGI's default model from the hub", {"text-generation-launcher"}, {"--port", "80"}, true,
+         {"container \"e\": --model-id=/var/lib/gpustack/model added: TGI loads the image's weights, not its default model from the hub"}},
+        {"TGI's LoRA adapters, the second from the hub", {"text-generation-launcher", "--model-id", "/var/lib/gpustack/model"},
+         {"--lora-adapters", "sql=/adapters/sql,org/chat-lora"}, true,
+         {"container \"e\": --lora-adapters \"org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
+          "mount it from an image"}},
+        {"TGI's LoRA adapters joined by =, from paths", {"text-generation-launcher", "--model-id=/var/lib/gpustack/model", "--lora-adapters=a=/l/a,b=./b"}, {},
+         true, {}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -414,5 +437,65 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
         REQUIRE(edits.warnings.size() == 1);
         CHECK(edits.warnings[0].size() <= 256);
         CHECK(edits.warnings[0].rfind("; pass /var/lib/gpustack/model as the model") == edits.warnings[0].size() - 43);
+    }
+}
+
+TEST_CASE("TGI with no --model-id is given the mount over its MODEL_ID", "[engine_args]") {
+    struct Env {
+        std::string name;
+        bool has_string_value;
+        std::string value;
+    };
+    struct Case {
+        const char* name;
+        std::vector<std::string> args;
+        std::vector<Env> env;
+        bool env_from;
+        std::vector<std::string> appended;
+        std::string says;  // empty: no warning
+    };
+    const std::string m = "/var/lib/gpustack/model";
+    const std::string added = "container \"tgi\": --model-id=" + m + " added: TGI loads the image's weights, not ";
+    const std::vector<Case> cases = {
+        {"the model in MODEL_ID, as Google's GKE guide writes it", {}, {{"NUM_SHARD", true, "1"}, {"MODEL_ID", true, "google/gemma-2-9b-it"}}, false,
+         {"--model-id=" + m}, added + "MODEL_ID \"google/gemma-2-9b-it\""},
+        {"MODEL_ID from a ConfigMap", {"--port", "80"}, {{"MODEL_ID", false, ""}}, false, {"--model-id=" + m}, added + "the model its MODEL_ID names"},
+        {"no MODEL_ID, but envFrom", {}, {}, true, {"--model-id=" + m}, added + "a MODEL_ID from envFrom or its default model from the hub"},
+        {"MODEL_ID already the mount", {}, {{"MODEL_ID", true, m + "/"}}, false, {}, ""},
+        {"the last MODEL_ID counts: the mount", {}, {{"MODEL_ID", true, "org/x"}, {"MODEL_ID", true, m}}, false, {}, ""},
+        {"the last MODEL_ID counts: the hub", {}, {{"MODEL_ID", true, m}, {"MODEL_ID", true, "org/y"}}, false, {"--model-id=" + m}, added + "MODEL_ID \"org/y\""},
+        {"a --model-id beside MODEL_ID is the one rewritten", {"--model-id", "org/x"}, {{"MODEL_ID", true, "org/x"}}, false, {},
+         "container \"tgi\": the model argument \"org/x\" now reads " + m},
+        {"a --model-id with no value is no model", {"--model-id", "--port", "80"}, {}, false, {"--model-id=" + m}, added + "its default model from the hub"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            CommandLineContainer container("tgi", {}, c.args);
+            container.view.image = "ghcr.io/huggingface/text-generation-inference:3.3.6";
+            for (const auto& e : c.env) container.view.env.push_back(EnvVarView{e.name, e.has_string_value, e.value});
+            container.view.has_env = !c.env.empty();
+            container.view.has_env_from = c.env_from;
+            const ArgvEdits edits = plan_argv_edits(container.view, true);
+            CHECK(edits.appended_args == c.appended);
+            if (c.says.empty()) {
+                CHECK(edits.warnings.empty());
+            } else {
+                REQUIRE(edits.warnings.size() == 1);
+                CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
+            }
+        }
+    }
+    SECTION("the longest container name and model leave the advice whole") {
+        const std::string name(300, 'n'), model = "org/" + std::string(300, 'v');  // the views point into them
+        CommandLineContainer spaced(name, {"text-generation-launcher"}, {"--model-id", model});
+        CommandLineContainer from_env(name, {"text-generation-launcher"}, {});
+        from_env.view.env.push_back(EnvVarView{"MODEL_ID", true, model});
+        for (const auto* container : {&spaced.view, &from_env.view}) {
+            const ArgvEdits edits = plan_argv_edits(*container, true);
+            REQUIRE(edits.warnings.size() == 1);
+            CHECK(edits.warnings[0].size() <= 256);
+            CHECK(edits.warnings[0].find("... (304 bytes)") != std::string::npos);
+        }
+        CHECK(plan_argv_edits(spaced.view, true).warnings[0].rfind("; TGI serves it under any name a request gives") != std::string::npos);
     }
 }

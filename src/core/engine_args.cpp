@@ -92,7 +92,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -107,9 +107,15 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
         // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
         if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
+        // Hugging Face's TGI images run text-generation-launcher with the
+        // args: its own (".../text-generation-inference") and Google Cloud's
+        // (".../huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311").
+        const std::string_view last = basename(repository);
+        if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
         return {};
     }
     const std::string_view program = words[0].text();
+    if (basename(program) == "text-generation-launcher") return {Engine::tgi, 1, false};
     const bool serve = words.size() > 1 && words[1].text() == "serve";
     if (serve && basename(program) == "vllm") return {Engine::vllm_serve, 2, true};
     if (serve && basename(program) == "sglang") {
@@ -161,7 +167,8 @@ std::optional<FlagValue> find_flag(const std::vector<Word>& words, std::size_t f
 bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
     return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
-           text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos;
+           text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos ||
+           text.find("text-generation-launcher") != std::string_view::npos;
 }
 
 // A shell word without one pair of quotes around it.
@@ -172,7 +179,7 @@ std::string_view unquoted(std::string_view word) {
 
 // The model a shell string starts the engine with, as the shell would pass
 // it in the common forms: the word after `vllm serve` or `sglang serve`, or the value of
-// --model / --model-path (spaced or joined by '='), one pair of quotes
+// --model / --model-path / TGI's --model-id (spaced or joined by '='), one pair of quotes
 // around it dropped. Empty when none is written or it is a variable (what it
 // holds is not known here).
 std::string_view model_in_shell_string(std::string_view text) {
@@ -194,10 +201,10 @@ std::string_view model_in_shell_string(std::string_view text) {
         if ((program == "vllm" || program == "sglang") && words[i + 1] == "serve" && i + 2 < words.size() && words[i + 2].front() != '-') {
             return usable(words[i + 2]);
         }
-        if (word == "--model" || word == "--model-path") return usable(words[i + 1]);
+        if (word == "--model" || word == "--model-path" || word == "--model-id") return usable(words[i + 1]);
     }
     for (std::string_view word : words) {
-        for (std::string_view flag : {std::string_view("--model="), std::string_view("--model-path=")}) {
+        for (std::string_view flag : {std::string_view("--model="), std::string_view("--model-path="), std::string_view("--model-id=")}) {
             if (word.rfind(flag, 0) == 0) return usable(unquoted(word.substr(flag.size())));
         }
     }
@@ -410,6 +417,38 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     add_warning(edits.warnings, std::move(said));
 }
 
+// TGI's launcher loads --model-id, else its MODEL_ID variable, else
+// bigscience/bloom-560m from the hub: the flag becomes the mount, or is
+// added (a flag wins over the variable). No served name is added: TGI serves
+// its one model whatever name a request gives, and released launchers refuse
+// a --served-model-name they do not know.
+void plan_tgi_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const std::string mount(kModelMountPath);
+    if (const auto model = find_flag(words, run.after, {"--model-id"})) {
+        if (without_trailing_slash(model->value) == kModelMountPath) return;
+        const Word& at = words[model->word];
+        edits.replacements.push_back({at.in_command, at.index, model->joined ? "--model-id=" + mount : mount});
+        // At most 246 bytes with the longest container name and value: never cut.
+        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 48) + " now reads " + mount + "; TGI serves it under any name a request gives");
+        return;
+    }
+    const EnvVarView* variable = nullptr;
+    for (const auto& e : c.env) {
+        if (e.name == "MODEL_ID") variable = &e;  // the last definition, as the kubelet takes it
+    }
+    if (variable != nullptr && variable->has_string_value && without_trailing_slash(variable->value) == kModelMountPath) return;
+    edits.appended_args = {"--model-id=" + mount};
+    std::string said = who(c) + "--model-id=" + mount + " added: TGI loads the image's weights, not ";
+    if (variable == nullptr) {
+        said += c.has_env_from ? "a MODEL_ID from envFrom or its default model from the hub" : "its default model from the hub";
+    } else if (variable->has_string_value) {
+        said += "MODEL_ID " + quote_value(variable->value, 48);
+    } else {
+        said += "the model its MODEL_ID names";
+    }
+    add_warning(edits.warnings, std::move(said));
+}
+
 // The member `key` of a flag's JSON object ({"model": "org/draft", ...}),
 // as far as a plain string goes: empty where there is none, it is not a
 // string (null: a method with no draft model), or it holds an escape.
@@ -428,6 +467,18 @@ std::string_view json_string_member(std::string_view json, std::string_view key)
         return json.substr(open + 1, close - open - 1);
     }
     return {};
+}
+
+std::vector<std::string_view> split_commas(const std::vector<std::string_view>& values) {
+    std::vector<std::string_view> out;
+    for (std::string_view value : values) {
+        for (std::size_t at = 0; at <= value.size();) {
+            const std::size_t comma = std::min(value.find(',', at), value.size());
+            out.push_back(value.substr(at, comma - at));
+            at = comma + 1;
+        }
+    }
+    return out;
 }
 
 // What else the engine fetches from a hub when a flag names a repository
@@ -465,11 +516,13 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
     }
     // LoRA adapters, one or more values after the flag: NAME=PATH (vLLM's
     // --lora-modules, SGLang's --lora-paths), a bare path (SGLang), or a
-    // JSON object with a "path". The first that names a repository is warned about.
+    // JSON object with a "path"; TGI's --lora-adapters, one value of
+    // adapters split by commas, each a repository or NAME=PATH. The first
+    // that names a repository is warned about.
     for (std::size_t i = run.after; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
         std::string_view flag;
-        for (std::string_view name : {std::string_view("--lora-modules"), std::string_view("--lora-paths")}) {
+        for (std::string_view name : {std::string_view("--lora-modules"), std::string_view("--lora-paths"), std::string_view("--lora-adapters")}) {
             if (text.rfind(name, 0) == 0 && (text.size() == name.size() || text[name.size()] == '=')) flag = name;
         }
         if (flag.empty()) continue;
@@ -480,6 +533,7 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
         } else {
             for (std::size_t v = i + 1; v < words.size() && !words[v].text().empty() && words[v].text().front() != '-'; ++v) values.push_back(words[v].text());
         }
+        if (flag == "--lora-adapters") values = split_commas(values);
         for (std::string_view value : values) {
             std::string_view path = value;
             if (value.empty()) continue;
@@ -513,6 +567,8 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     }
     if (run.engine == Engine::kserve_huggingface) {
         plan_kserve_model(words, run, c, edits);
+    } else if (run.engine == Engine::tgi) {
+        plan_tgi_model(words, run, c, edits);
     } else {
         plan_model_path(words, run, c, edits);
     }

@@ -145,6 +145,11 @@ def point_engine_at_mount(c, env):
             after += 1
     elif not command and image_repo.endswith("huggingfaceserver"):
         engine, after = "kserve-hf", 0
+    elif not command and (image_repo.rsplit("/", 1)[-1] == "text-generation-inference" or
+                          image_repo.rsplit("/", 1)[-1].startswith("huggingface-text-generation-inference")):
+        engine, after = "tgi", 0
+    elif command and command[0].rsplit("/", 1)[-1] == "text-generation-launcher":
+        engine, after = "tgi", 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
@@ -157,7 +162,7 @@ def point_engine_at_mount(c, env):
     if engine == "kserve-hf":
         point_kserve_server_at_mount(c, command, args, after)
         return
-    flags = ("--model-path", "--model") if engine in ("sglang", "sglang-serve") else ("--model",)
+    flags = {"sglang": ("--model-path", "--model"), "sglang-serve": ("--model-path", "--model"), "tgi": ("--model-id",)}.get(engine, ("--model",))
     at, old, joined = None, None, None
     if engine in ("vllm-serve", "sglang-serve") and after < len(words) and isinstance(words[after], str) and words[after] and not words[after].startswith("-"):
         at, old = after, words[after]
@@ -174,10 +179,18 @@ def point_engine_at_mount(c, env):
             if hit:
                 at, old, joined = i, w[len(hit[0]) + 1:], hit[0]
                 break
+    if engine == "tgi" and at is None:
+        # TGI's launcher takes MODEL_ID (the last one set) when no --model-id
+        # is given, else its default model from the hub.
+        model_ids = [e for e in env if e.get("name") == "MODEL_ID"]
+        if model_ids and isinstance(model_ids[-1].get("value"), str) and "valueFrom" not in model_ids[-1] and model_ids[-1]["value"].rstrip("/") == MOUNT_PATH:
+            return
+        c["args"] = args + ["--model-id=" + MOUNT_PATH]
+        return
     if at is None or old.rstrip("/") == MOUNT_PATH:
         return
     words[at] = joined + "=" + MOUNT_PATH if joined else MOUNT_PATH
-    if not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
+    if engine != "tgi" and not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
         words += ["--served-model-name", served_name(old, env)]
     if c.get("command") is not None:
         c["command"] = words[:len(command)]
@@ -542,6 +555,21 @@ for name, container, said in [
     c = {"name": "kserve-container"}
     c.update(container)
     case("the engine reads the mount: " + name, "Pod", wrap("Pod", "kserve", {"containers": [c]}), warnings=(said,))
+for name, container, said in [
+    ("TGI's launcher with a hub id at a revision", {"command": ["text-generation-launcher"], "args": ["--model-id", "org/x", "--revision", "main", "--port", "80"]},
+     'the model argument "org/x" now reads /var/lib/gpustack/model; TGI serves it under any name a request gives'),
+    ("TGI's image, --model-id=", {"image": "ghcr.io/huggingface/text-generation-inference:3.3.6", "args": ["--model-id=org/x"]},
+     'the model argument "org/x" now reads /var/lib/gpustack/model'),
+    ("TGI's image with its model in MODEL_ID", {"image": "ghcr.io/huggingface/text-generation-inference:3.3.6", "env": [{"name": "MODEL_ID", "value": "org/x"}]},
+     '--model-id=/var/lib/gpustack/model added: TGI loads the image\'s weights, not MODEL_ID "org/x"'),
+]:
+    c = {"name": "tgi", "image": "i"}
+    c.update(container)
+    case("the engine reads the mount: " + name, "Pod", wrap("Pod", "tgi", {"containers": [c]}), warnings=(said,))
+case("TGI already given the mount in MODEL_ID", "Pod", wrap("Pod", "tgi-mounted", {
+    "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
+    "containers": [{"name": "tgi", "image": "ghcr.io/huggingface/text-generation-inference:3.3.6", "env": [{"name": "MODEL_ID", "value": MOUNT_PATH}],
+                    "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
 case("the engine already reads the mount", "Pod", wrap("Pod", "engine-mounted", {
     "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
     "containers": [{"name": "e", "image": "vllm/vllm-openai:v0.8.5", "command": ["vllm", "serve", MOUNT_PATH + "/"],
