@@ -34,10 +34,8 @@ std::string_view basename(std::string_view path) {
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-bool is_python(std::string_view program) {
-    const std::string_view name = basename(program);
-    return name == "python" || name.rfind("python3", 0) == 0;
-}
+// name: a program's file name, without its directory.
+bool is_python(std::string_view name) { return name == "python" || name.rfind("python3", 0) == 0; }
 
 // The image's repository, without registry, tag or digest: "vllm/vllm-openai".
 // A tag is what follows a ':' in the last path component: only that
@@ -114,11 +112,11 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
         return {};
     }
-    const std::string_view program = words[0].text();
-    if (basename(program) == "text-generation-launcher") return {Engine::tgi, 1, false};
+    const std::string_view program = basename(words[0].text());
+    if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
     const bool serve = words.size() > 1 && words[1].text() == "serve";
-    if (serve && basename(program) == "vllm") return {Engine::vllm_serve, 2, true};
-    if (serve && basename(program) == "sglang") {
+    if (serve && program == "vllm") return {Engine::vllm_serve, 2, true};
+    if (serve && program == "sglang") {
         // `sglang serve` takes its --model-type before anything else, then the
         // model as its first argument or as --model-path.
         const std::string_view first = words.size() > 2 ? words[2].text() : std::string_view();
@@ -521,6 +519,7 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
     // that names a repository is warned about.
     for (std::size_t i = run.after; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
+        if (text.rfind("--lora-", 0) != 0) continue;  // most words: one comparison
         std::string_view flag;
         for (std::string_view name : {std::string_view("--lora-modules"), std::string_view("--lora-paths"), std::string_view("--lora-adapters")}) {
             if (text.rfind(name, 0) == 0 && (text.size() == name.size() || text[name.size()] == '=')) flag = name;
