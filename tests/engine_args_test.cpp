@@ -1,6 +1,6 @@
 // The engine's command line: download flags out, the model argument pointed
-// at the mount, in every form vLLM, SGLang and KServe's Hugging Face server
-// are started in exec form.
+// at the mount, in every form vLLM, SGLang, KServe's Hugging Face server and
+// TGI are started in exec form.
 #include "model_image_webhook/engine_args.hpp"
 
 #include <catch2/catch.hpp>
