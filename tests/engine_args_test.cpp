@@ -1,6 +1,6 @@
 // The engine's command line: download flags out, the model argument pointed
-// at the mount, in every form vLLM, SGLang, KServe's Hugging Face server and
-// TGI are started in exec form.
+// at the mount, in every form vLLM, SGLang, KServe's Hugging Face server, TGI
+// and TEI are started in exec form.
 #include "model_image_webhook/engine_args.hpp"
 
 #include <catch2/catch.hpp>
@@ -124,6 +124,12 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"TGI's launcher by its path, the model in command", "i", {"/usr/local/bin/text-generation-launcher", "--model-id", "org/x"}, {"--quantize", "awq"},
          {"/usr/local/bin/text-generation-launcher", "--model-id", m, "--quantize", "awq"}},
         {"an image only named like TGI's", "example.com/text-generation-inference-router:1", {}, {"--model-id=org/x"}, {"--model-id=org/x"}},
+        {"TEI's router, --model-id spaced", "i", {"text-embeddings-router"}, {"--model-id", "BAAI/bge-large-en-v1.5", "--revision", "refs/pr/5"},
+         {"text-embeddings-router", "--model-id", m}},
+        {"TEI's CPU image, --model-id=", "ghcr.io/huggingface/text-embeddings-inference:cpu-1.8", {}, {"--model-id=BAAI/bge-m3", "--port", "80"},
+         {"--model-id=" + m, "--port", "80"}},
+        {"Google Cloud's TEI image with no args", "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-embeddings-inference-cu122.1-6.ubuntu2204",
+         {}, {}, {"--model-id=" + m}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -232,6 +238,10 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          {"container \"e\": the model argument \"org/x\" now reads /var/lib/gpustack/model; TGI serves it under any name a request gives"}},
         {"TGI's default model from the hub", {"text-generation-launcher"}, {"--port", "80"}, true,
          {"container \"e\": --model-id=/var/lib/gpustack/model added: TGI loads the image's weights, not its default model from the hub"}},
+        {"TEI in a shell string", {"bash", "-c", "exec text-embeddings-router --model-id BAAI/bge-m3 --port 80"}, {}, true,
+         {"container \"e\": the model \"BAAI/bge-m3\" named inside a shell string is not rewritten"}},
+        {"TEI's rewrite says what changed", {"/usr/local/bin/text-embeddings-router", "--model-id=BAAI/bge-m3"}, {}, true,
+         {"container \"e\": the model argument \"BAAI/bge-m3\" now reads /var/lib/gpustack/model; TEI serves it under any name a request gives"}},
         {"TGI's LoRA adapters, the second from the hub", {"text-generation-launcher", "--model-id", "/var/lib/gpustack/model"},
          {"--lora-adapters", "sql=/adapters/sql,org/chat-lora"}, true,
          {"container \"e\": --lora-adapters \"org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
@@ -440,7 +450,7 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
     }
 }
 
-TEST_CASE("TGI with no --model-id is given the mount over its MODEL_ID", "[engine_args]") {
+TEST_CASE("TGI and TEI with no --model-id are given the mount over their MODEL_ID", "[engine_args]") {
     struct Env {
         std::string name;
         bool has_string_value;
@@ -484,6 +494,16 @@ TEST_CASE("TGI with no --model-id is given the mount over its MODEL_ID", "[engin
                 CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
             }
         }
+    }
+    SECTION("TEI with no MODEL_ID is given the mount, which it needs to start") {
+        CommandLineContainer tei("tei", {}, {"--port", "80"});
+        tei.view.image = "ghcr.io/huggingface/text-embeddings-inference:1.8";
+        const ArgvEdits edits = plan_argv_edits(tei.view, true);
+        CHECK(edits.appended_args == std::vector<std::string>{"--model-id=" + m});
+        CHECK(edits.warnings == std::vector<std::string>{"container \"tei\": --model-id=" + m + " added: TEI loads the image's weights"});
+        tei.view.has_env_from = true;
+        CHECK(plan_argv_edits(tei.view, true).warnings ==
+              std::vector<std::string>{"container \"tei\": --model-id=" + m + " added: TEI loads the image's weights, not a MODEL_ID from envFrom"});
     }
     SECTION("the longest container name and model leave the advice whole") {
         const std::string name(300, 'n'), model = "org/" + std::string(300, 'v');  // the views point into them

@@ -1,7 +1,7 @@
 // What a container's command line must lose or change for its engine to read
 // the weights from the mount and nothing else (design.md 1.2, rules 5 and 5a):
 // the download flags go, and a vLLM or SGLang model argument (KServe's
-// Hugging Face server's --model_dir, TGI's --model-id) becomes the mount path. Exec form only: a command line inside a shell string is warned
+// Hugging Face server's --model_dir, TGI's and TEI's --model-id) becomes the mount path. Exec form only: a command line inside a shell string is warned
 // about, never edited.
 #pragma once
 

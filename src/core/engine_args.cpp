@@ -90,7 +90,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -105,15 +105,18 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
         // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
         if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
-        // Hugging Face's TGI images run text-generation-launcher with the
-        // args: its own (".../text-generation-inference") and Google Cloud's
+        // Hugging Face's TGI and TEI images run text-generation-launcher and
+        // text-embeddings-router with the args: its own
+        // (".../text-generation-inference") and Google Cloud's
         // (".../huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311").
         const std::string_view last = basename(repository);
         if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
+        if (last == "text-embeddings-inference" || last.rfind("huggingface-text-embeddings-inference", 0) == 0) return {Engine::tei, 0, false};
         return {};
     }
     const std::string_view program = basename(words[0].text());
     if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
+    if (program == "text-embeddings-router") return {Engine::tei, 1, false};
     const bool serve = words.size() > 1 && words[1].text() == "serve";
     if (serve && program == "vllm") return {Engine::vllm_serve, 2, true};
     if (serve && program == "sglang") {
@@ -166,7 +169,7 @@ bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
     return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
            text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos ||
-           text.find("text-generation-launcher") != std::string_view::npos;
+           text.find("text-generation-launcher") != std::string_view::npos || text.find("text-embeddings-router") != std::string_view::npos;
 }
 
 // A shell word without one pair of quotes around it.
@@ -415,19 +418,21 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     add_warning(edits.warnings, std::move(said));
 }
 
-// TGI's launcher loads --model-id, else its MODEL_ID variable, else
-// bigscience/bloom-560m from the hub: the flag becomes the mount, or is
-// added (a flag wins over the variable). No served name is added: TGI serves
-// its one model whatever name a request gives, and released launchers refuse
-// a --served-model-name they do not know.
-void plan_tgi_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+// Hugging Face's servers, TGI's launcher and TEI's router, load --model-id,
+// else their MODEL_ID variable, else (TGI) bigscience/bloom-560m from the
+// hub: the flag becomes the mount, or is added (a flag wins over the
+// variable). No served name is added: both serve their one model whatever
+// name a request gives, and released versions refuse a flag they do not know.
+void plan_model_id(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string mount(kModelMountPath);
+    const char* const server = run.engine == Engine::tgi ? "TGI" : "TEI";
     if (const auto model = find_flag(words, run.after, {"--model-id"})) {
         if (without_trailing_slash(model->value) == kModelMountPath) return;
         const Word& at = words[model->word];
         edits.replacements.push_back({at.in_command, at.index, model->joined ? "--model-id=" + mount : mount});
         // At most 246 bytes with the longest container name and value: never cut.
-        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 48) + " now reads " + mount + "; TGI serves it under any name a request gives");
+        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 48) + " now reads " + mount + "; " + server +
+                                        " serves it under any name a request gives");
         return;
     }
     const EnvVarView* variable = nullptr;
@@ -436,13 +441,15 @@ void plan_tgi_model(const std::vector<Word>& words, const Invocation& run, const
     }
     if (variable != nullptr && variable->has_string_value && without_trailing_slash(variable->value) == kModelMountPath) return;
     edits.appended_args = {"--model-id=" + mount};
-    std::string said = who(c) + "--model-id=" + mount + " added: TGI loads the image's weights, not ";
-    if (variable == nullptr) {
-        said += c.has_env_from ? "a MODEL_ID from envFrom or its default model from the hub" : "its default model from the hub";
-    } else if (variable->has_string_value) {
-        said += "MODEL_ID " + quote_value(variable->value, 48);
-    } else {
-        said += "the model its MODEL_ID names";
+    std::string said = who(c) + "--model-id=" + mount + " added: " + server + " loads the image's weights";
+    if (variable != nullptr && variable->has_string_value) {
+        said += ", not MODEL_ID " + quote_value(variable->value, 48);
+    } else if (variable != nullptr) {
+        said += ", not the model its MODEL_ID names";
+    } else if (run.engine == Engine::tgi) {
+        said += c.has_env_from ? ", not a MODEL_ID from envFrom or its default model from the hub" : ", not its default model from the hub";
+    } else if (c.has_env_from) {
+        said += ", not a MODEL_ID from envFrom";
     }
     add_warning(edits.warnings, std::move(said));
 }
@@ -566,8 +573,8 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     }
     if (run.engine == Engine::kserve_huggingface) {
         plan_kserve_model(words, run, c, edits);
-    } else if (run.engine == Engine::tgi) {
-        plan_tgi_model(words, run, c, edits);
+    } else if (run.engine == Engine::tgi || run.engine == Engine::tei) {
+        plan_model_id(words, run, c, edits);
     } else {
         plan_model_path(words, run, c, edits);
     }

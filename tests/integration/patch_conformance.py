@@ -148,8 +148,13 @@ def point_engine_at_mount(c, env):
     elif not command and (image_repo.rsplit("/", 1)[-1] == "text-generation-inference" or
                           image_repo.rsplit("/", 1)[-1].startswith("huggingface-text-generation-inference")):
         engine, after = "tgi", 0
+    elif not command and (image_repo.rsplit("/", 1)[-1] == "text-embeddings-inference" or
+                          image_repo.rsplit("/", 1)[-1].startswith("huggingface-text-embeddings-inference")):
+        engine, after = "tei", 0
     elif command and command[0].rsplit("/", 1)[-1] == "text-generation-launcher":
         engine, after = "tgi", 1
+    elif command and command[0].rsplit("/", 1)[-1] == "text-embeddings-router":
+        engine, after = "tei", 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
@@ -162,7 +167,7 @@ def point_engine_at_mount(c, env):
     if engine == "kserve-hf":
         point_kserve_server_at_mount(c, command, args, after)
         return
-    flags = {"sglang": ("--model-path", "--model"), "sglang-serve": ("--model-path", "--model"), "tgi": ("--model-id",)}.get(engine, ("--model",))
+    flags = {"sglang": ("--model-path", "--model"), "sglang-serve": ("--model-path", "--model"), "tgi": ("--model-id",), "tei": ("--model-id",)}.get(engine, ("--model",))
     at, old, joined = None, None, None
     if engine in ("vllm-serve", "sglang-serve") and after < len(words) and isinstance(words[after], str) and words[after] and not words[after].startswith("-"):
         at, old = after, words[after]
@@ -179,9 +184,9 @@ def point_engine_at_mount(c, env):
             if hit:
                 at, old, joined = i, w[len(hit[0]) + 1:], hit[0]
                 break
-    if engine == "tgi" and at is None:
-        # TGI's launcher takes MODEL_ID (the last one set) when no --model-id
-        # is given, else its default model from the hub.
+    if engine in ("tgi", "tei") and at is None:
+        # TGI's launcher and TEI's router take MODEL_ID (the last one set)
+        # when no --model-id is given (TGI, else its default model).
         model_ids = [e for e in env if e.get("name") == "MODEL_ID"]
         if model_ids and isinstance(model_ids[-1].get("value"), str) and "valueFrom" not in model_ids[-1] and model_ids[-1]["value"].rstrip("/") == MOUNT_PATH:
             return
@@ -190,7 +195,7 @@ def point_engine_at_mount(c, env):
     if at is None or old.rstrip("/") == MOUNT_PATH:
         return
     words[at] = joined + "=" + MOUNT_PATH if joined else MOUNT_PATH
-    if engine != "tgi" and not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
+    if engine not in ("tgi", "tei") and not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
         words += ["--served-model-name", served_name(old, env)]
     if c.get("command") is not None:
         c["command"] = words[:len(command)]
@@ -566,6 +571,9 @@ for name, container, said in [
     c = {"name": "tgi", "image": "i"}
     c.update(container)
     case("the engine reads the mount: " + name, "Pod", wrap("Pod", "tgi", {"containers": [c]}), warnings=(said,))
+case("the engine reads the mount: TEI's router with a hub id", "Pod", wrap("Pod", "tei", {"containers": [{"name": "tei", "image": "i",
+    "command": ["text-embeddings-router"], "args": ["--model-id=BAAI/bge-m3", "--revision=main"]}]}),
+    warnings=('the model argument "BAAI/bge-m3" now reads /var/lib/gpustack/model; TEI serves it under any name a request gives',))
 case("TGI already given the mount in MODEL_ID", "Pod", wrap("Pod", "tgi-mounted", {
     "volumes": [{"name": "gpustack-model", "image": {"reference": REF}}],
     "containers": [{"name": "tgi", "image": "ghcr.io/huggingface/text-generation-inference:3.3.6", "env": [{"name": "MODEL_ID", "value": MOUNT_PATH}],
