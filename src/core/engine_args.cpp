@@ -130,8 +130,9 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         for (std::size_t i = 1; i + 1 < words.size(); ++i) {
             if (words[i].text() != "-m") continue;
             const std::string_view module = words[i + 1].text();
-            if (module == "vllm.entrypoints.openai.api_server") return {Engine::vllm_api_server, i + 2, false};
-            if (module == "sglang.launch_server") return {Engine::sglang, i + 2, false};
+            // NVIDIA Dynamo's workers take vLLM's and SGLang's own arguments.
+            if (module == "vllm.entrypoints.openai.api_server" || module == "dynamo.vllm") return {Engine::vllm_api_server, i + 2, false};
+            if (module == "sglang.launch_server" || module == "dynamo.sglang") return {Engine::sglang, i + 2, false};
             if (module == "huggingfaceserver") return {Engine::kserve_huggingface, i + 2, false};
             return {};
         }
@@ -169,7 +170,8 @@ bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
     return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
            text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos ||
-           text.find("text-generation-launcher") != std::string_view::npos || text.find("text-embeddings-router") != std::string_view::npos;
+           text.find("text-generation-launcher") != std::string_view::npos || text.find("text-embeddings-router") != std::string_view::npos ||
+           text.find("dynamo.vllm") != std::string_view::npos || text.find("dynamo.sglang") != std::string_view::npos;
 }
 
 // A shell word without one pair of quotes around it.

@@ -159,6 +159,7 @@ def point_engine_at_mount(c, env):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
                 engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang",
+                          "dynamo.vllm": "vllm-api", "dynamo.sglang": "sglang",
                           "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
                 after = i + 2
                 break
@@ -539,6 +540,8 @@ for name, container in [
     ("the api_server module", {"command": ["python3", "-m", "vllm.entrypoints.openai.api_server"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct"]}),
     ("sglang --model-path", {"command": ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--port", "30000"]}),
     ("sglang --model", {"command": ["python", "-m", "sglang.launch_server"], "args": ["--model=Qwen/Qwen2.5-7B-Instruct"]}),
+    ("NVIDIA Dynamo's vLLM worker", {"command": ["python3", "-m", "dynamo.vllm"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--enforce-eager"]}),
+    ("NVIDIA Dynamo's SGLang worker", {"command": ["python3", "-m", "dynamo.sglang", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--tp", "1"]}),
     ("sglang serve, positional", {"command": ["sglang", "serve"], "args": ["Qwen/Qwen2.5-7B-Instruct", "--tp", "2"]}),
     ("sglang serve --model-type then --model-path", {"command": ["sglang", "serve", "--model-type=llm", "--model-path", "Qwen/Qwen2.5-7B-Instruct"]}),
     ("the vllm-openai image's entrypoint", {"image": "vllm/vllm-openai:v0.8.5", "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]}),
