@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <optional>
 
 namespace miw {
@@ -105,8 +106,8 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
         // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
         if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
-        // Hugging Face's TGI and TEI images run text-generation-launcher and
-        // text-embeddings-router with the args: its own
+        // The TGI and TEI images run text-generation-launcher and
+        // text-embeddings-router with the args: Hugging Face's
         // (".../text-generation-inference") and Google Cloud's
         // (".../huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311").
         const std::string_view last = basename(repository);
@@ -168,10 +169,10 @@ std::optional<FlagValue> find_flag(const std::vector<Word>& words, std::size_t f
 // among it, and no mention of the mount.
 bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
-    return text.find("vllm serve") != std::string_view::npos || text.find("sglang.launch_server") != std::string_view::npos ||
-           text.find("sglang serve") != std::string_view::npos || text.find("vllm.entrypoints.openai.api_server") != std::string_view::npos ||
-           text.find("text-generation-launcher") != std::string_view::npos || text.find("text-embeddings-router") != std::string_view::npos ||
-           text.find("dynamo.vllm") != std::string_view::npos || text.find("dynamo.sglang") != std::string_view::npos;
+    // What each recognised engine is started by, as a script writes it.
+    static constexpr std::string_view kEngineWords[] = {"vllm serve", "vllm.entrypoints.openai.api_server", "sglang serve", "sglang.launch_server",
+                                                        "dynamo.vllm", "dynamo.sglang", "text-generation-launcher", "text-embeddings-router"};
+    return std::any_of(std::begin(kEngineWords), std::end(kEngineWords), [&](std::string_view word) { return text.find(word) != std::string_view::npos; });
 }
 
 // A shell word without one pair of quotes around it.
@@ -182,7 +183,7 @@ std::string_view unquoted(std::string_view word) {
 
 // The model a shell string starts the engine with, as the shell would pass
 // it in the common forms: the word after `vllm serve` or `sglang serve`, or the value of
-// --model / --model-path / TGI's --model-id (spaced or joined by '='), one pair of quotes
+// --model / --model-path / --model-id (spaced or joined by '='), one pair of quotes
 // around it dropped. Empty when none is written or it is a variable (what it
 // holds is not known here).
 std::string_view model_in_shell_string(std::string_view text) {
@@ -476,6 +477,7 @@ std::string_view json_string_member(std::string_view json, std::string_view key)
     return {};
 }
 
+// Each value cut at its commas (TGI's --lora-adapters list).
 std::vector<std::string_view> split_commas(const std::vector<std::string_view>& values) {
     std::vector<std::string_view> out;
     for (std::string_view value : values) {
