@@ -47,6 +47,16 @@ std::vector<std::string> applied(const std::vector<std::string>& command, const 
     return c;
 }
 
+// No warning when `says` is empty, else exactly one, starting with `says`.
+void check_single_warning(const ArgvEdits& edits, const std::string& says) {
+    if (says.empty()) {
+        CHECK(edits.warnings.empty());
+    } else {
+        REQUIRE(edits.warnings.size() == 1);
+        CHECK(edits.warnings[0].rfind(says, 0) == 0);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("every recognised engine form reads the mount, and a second pass changes nothing", "[engine_args]") {
@@ -438,12 +448,7 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
             container.view.image = c.image;
             const ArgvEdits edits = plan_argv_edits(container.view, c.selected);
             CHECK(edits.empty());
-            if (c.says.empty()) {
-                CHECK(edits.warnings.empty());
-            } else {
-                REQUIRE(edits.warnings.size() == 1);
-                CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
-            }
+            check_single_warning(edits, c.says);
         }
     }
     SECTION("the longest container name and config path leave the advice whole") {
@@ -494,12 +499,7 @@ TEST_CASE("TGI and TEI with no --model-id are given the mount over their MODEL_I
             container.view.has_env_from = c.env_from;
             const ArgvEdits edits = plan_argv_edits(container.view, true);
             CHECK(edits.appended_args == c.appended);
-            if (c.says.empty()) {
-                CHECK(edits.warnings.empty());
-            } else {
-                REQUIRE(edits.warnings.size() == 1);
-                CHECK(edits.warnings[0].rfind(c.says, 0) == 0);
-            }
+            check_single_warning(edits, c.says);
         }
     }
     SECTION("TEI with no MODEL_ID is given the mount, which it needs to start") {
