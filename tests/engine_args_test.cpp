@@ -299,6 +299,32 @@ TEST_CASE("a hub repository's warning keeps its advice whole however long the na
     }
 }
 
+TEST_CASE("the rewrite's warning keeps what was added whole however long the names", "[engine_args]") {
+    const std::string name(300, 'n'), model = "org/" + std::string(300, 'v');  // the views point into them
+    const std::vector<std::pair<std::vector<std::string>, std::string>> command_lines = {
+        {{"vllm", "serve", model}, "(304 bytes) is added so clients keep calling it by that name"},
+        {{"vllm", "serve", model, "--served-model-name", "x"}, "now reads /var/lib/gpustack/model; clients keep the --served-model-name already given"},
+    };
+    for (const auto& [command, end] : command_lines) {
+        CommandLineContainer container(name, command, {});
+        const ArgvEdits edits = plan_argv_edits(container.view, true);
+        REQUIRE(edits.warnings.size() == 1);
+        const std::string& warning = edits.warnings[0];
+        INFO(warning);
+        CHECK(warning.size() <= 256);
+        CHECK(warning.size() >= 200);  // cut no more than it must
+        CHECK(warning.substr(warning.size() - end.size()) == end);
+        CHECK(warning.find("... (304 bytes)") != std::string::npos);
+    }
+    // A warning inside the bound is left whole.
+    const std::string long_name(40, 'n');  // 246 bytes in all
+    CommandLineContainer container(long_name, {"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, {});
+    const ArgvEdits edits = plan_argv_edits(container.view, true);
+    REQUIRE(edits.warnings.size() == 1);
+    CHECK(edits.warnings[0] == "container \"" + long_name + "\": the model argument \"meta-llama/Llama-3.1-8B-Instruct\" now reads /var/lib/gpustack/model; "
+                               "--served-model-name \"meta-llama/Llama-3.1-8B-Instruct\" is added so clients keep calling it by that name");
+}
+
 TEST_CASE("the served name keeps what the kubelet would have expanded", "[engine_args]") {
     struct Case {
         const char* name;

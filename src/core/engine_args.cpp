@@ -238,6 +238,17 @@ void add_warning(std::vector<std::string>& warnings, std::string warning) {
     if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
 }
 
+// The most of a warning the apiserver passes on.
+constexpr std::size_t kWarningBytes = 256;
+
+// The bytes of each of `values` quoted values a warning can show and stay
+// within kWarningBytes, its other text taking `text`: each value's quotes and
+// a cut value's length counted; at least 8, at most 128.
+std::size_t value_room(std::size_t text, std::size_t values) {
+    const std::size_t used = text + values * (2 + 20);
+    return used + 8 * values < kWarningBytes ? std::min<std::size_t>((kWarningBytes - used) / values, 128) : 8;
+}
+
 // "container \"NAME\": ", the start of each warning about one container;
 // built only for a warning.
 std::string who(const ContainerView& c) { return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": "; }
@@ -373,9 +384,16 @@ void plan_model_path(const std::vector<Word>& words, const Invocation& run, cons
         const bool named = find_flag(words, 0, {"--served-model-name"}).has_value();
         const std::string served = served_name(model->value, c);
         if (!named) edits.appended_args = {"--served-model-name", served};
-        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 128) + " now reads " + std::string(kModelMountPath) +
-                                        (named ? "; clients keep the --served-model-name already given"
-                                               : "; --served-model-name " + quote_value(served, 128) + " is added so clients keep calling it by that name"));
+        const std::string head = who(c) + "the model argument ", mid = " now reads " + std::string(kModelMountPath), added = "; --served-model-name ";
+        const std::string tail = named ? "; clients keep the --served-model-name already given" : " is added so clients keep calling it by that name";
+        const auto said = [&](std::size_t max_value) {
+            return head + quote_value(model->value, max_value) + mid + (named ? tail : added + quote_value(served, max_value) + tail);
+        };
+        // Past what the apiserver passes on, the values are cut so that what
+        // was added, and why, stays whole.
+        std::string warning = said(128);
+        if (warning.size() > kWarningBytes) warning = said(value_room(head.size() + mid.size() + tail.size() + (named ? 0 : added.size()), named ? 1 : 2));
+        add_warning(edits.warnings, std::move(warning));
     }
     if (!model) warn_no_model(words, run, c, edits);
 }
@@ -500,12 +518,8 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
     const auto warn = [&](std::string_view flag, std::string_view value, std::string_view what, std::string_view advice) {
         const std::string head = who(c) + std::string(flag) + " ";
         const std::string tail = " names a hub repository, so the engine will download the " + std::string(what) + " from the hub; " + std::string(advice);
-        // The value gets what the rest leaves of the 256 bytes the apiserver
-        // passes on (its quotes and a cut value's length counted), so the
-        // advice is never cut.
-        const std::size_t used = head.size() + tail.size() + 2 + 20;
-        const std::size_t room = used + 8 < 256 ? 256 - used : 8;
-        add_warning(edits.warnings, head + quote_value(value, std::min<std::size_t>(room, 128)) + tail);
+        // The value gets what the rest leaves, so the advice is never cut.
+        add_warning(edits.warnings, head + quote_value(value, value_room(head.size() + tail.size(), 1)) + tail);
     };
     std::size_t from = run.after;
     while (const auto named = find_flag(words, from, {"--tokenizer", "--tokenizer-path", "--hf-config-path", "--speculative-model",
