@@ -91,7 +91,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei, llama_cpp };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -99,25 +99,35 @@ struct Invocation {
     bool positional_model = false;  // vllm serve and sglang serve take the model as their first argument
 };
 
-Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
-    if (c.command.empty()) {
-        // The vllm-openai image's entrypoint is `vllm serve`: its args start with the model.
-        const std::string_view repository = repository_of(c.image);
-        if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
-        // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
-        if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
-        // The TGI and TEI images run text-generation-launcher and
-        // text-embeddings-router with the args: Hugging Face's
-        // (".../text-generation-inference") and Google Cloud's
-        // (".../huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311").
-        const std::string_view last = basename(repository);
-        if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
-        if (last == "text-embeddings-inference" || last.rfind("huggingface-text-embeddings-inference", 0) == 0) return {Engine::tei, 0, false};
-        return {};
+// The engine a container with no `command` runs: its image's entrypoint.
+Invocation recognise_image(std::string_view image) {
+    // The vllm-openai image's entrypoint is `vllm serve`: its args start with the model.
+    const std::string_view repository = repository_of(image);
+    if (ends_with(repository, "vllm-openai")) return {Engine::vllm_serve, 0, true};
+    // KServe's Hugging Face server image runs `python3 -m huggingfaceserver`.
+    if (ends_with(repository, "huggingfaceserver")) return {Engine::kserve_huggingface, 0, false};
+    // The TGI and TEI images run text-generation-launcher and
+    // text-embeddings-router with the args: Hugging Face's
+    // (".../text-generation-inference") and Google Cloud's
+    // (".../huggingface-text-generation-inference-cu124.2-4.ubuntu2204.py311").
+    const std::string_view last = basename(repository);
+    if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
+    if (last == "text-embeddings-inference" || last.rfind("huggingface-text-embeddings-inference", 0) == 0) return {Engine::tei, 0, false};
+    // llama.cpp's server images are its repository's "server" tags
+    // (server, server-cuda, server-vulkan, ...); the others run other tools.
+    if (last == "llama.cpp") {
+        const std::string_view named = image.substr(0, image.find('@'));
+        if (named.size() > repository.size() && named.substr(repository.size() + 1).rfind("server", 0) == 0) return {Engine::llama_cpp, 0, false};
     }
+    return {};
+}
+
+Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
+    if (c.command.empty()) return recognise_image(c.image);
     const std::string_view program = basename(words[0].text());
     if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
     if (program == "text-embeddings-router") return {Engine::tei, 1, false};
+    if (program == "llama-server") return {Engine::llama_cpp, 1, false};
     const bool serve = words.size() > 1 && words[1].text() == "serve";
     if (serve && program == "vllm") return {Engine::vllm_serve, 2, true};
     if (serve && program == "sglang") {
@@ -475,6 +485,54 @@ void plan_model_id(const std::vector<Word>& words, const Invocation& run, const 
     add_warning(edits.warnings, std::move(said));
 }
 
+// llama.cpp's server loads one GGUF file (-m), or downloads one from the hub
+// (-hf) or a URL (-mu), each also taken from its LLAMA_ARG_ variable. The
+// mount is a directory and which of its files to load is not known here, so
+// nothing is edited: a model from anywhere but a file under the mount is
+// warned about, with what to write.
+__attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const std::string advice = "; pass -m with the GGUF file's path under " + std::string(kModelMountPath);
+    // value: null for a variable set from a Secret or ConfigMap.
+    const auto said = [&](std::string_view source, const std::string_view* value, std::string_view what) {
+        // At most 254 bytes with the longest container name and value: never cut.
+        const std::string shown = value != nullptr ? quote_value(*value, 40) : "(set from a Secret or ConfigMap)";
+        add_warning(edits.warnings, who(c) + std::string(source) + " " + shown + " " + std::string(what) + advice);
+    };
+    const auto value_of = [](const EnvVarView& e) { return e.has_string_value ? &e.value : nullptr; };
+    const auto from_env = [&](std::string_view name) -> const EnvVarView* {
+        const EnvVarView* found = nullptr;
+        for (const auto& e : c.env) {
+            if (e.name == name) found = &e;  // the last definition, as the kubelet takes it
+        }
+        return found;
+    };
+    // A download wins over -m: llama.cpp fetches the file to that path.
+    if (const auto download = find_flag(words, run.after, {"-hf", "-hfr", "--hf-repo", "-mu", "--model-url", "-dr", "--docker-repo"})) {
+        said(download->flag, &download->value, "makes llama.cpp download the model");
+        return;
+    }
+    for (std::string_view name : {std::string_view("LLAMA_ARG_HF_REPO"), std::string_view("LLAMA_ARG_MODEL_URL")}) {
+        if (const EnvVarView* e = from_env(name)) {
+            said(name, value_of(*e), "makes llama.cpp download the model");
+            return;
+        }
+    }
+    const auto under_mount = [](std::string_view path) {
+        return path.size() > kModelMountPath.size() + 1 && path.substr(0, kModelMountPath.size()) == kModelMountPath && path[kModelMountPath.size()] == '/';
+    };
+    if (const auto model = find_flag(words, run.after, {"-m", "--model"})) {
+        if (!under_mount(model->value)) said(model->flag, &model->value, "is not a file of the model image");
+        return;
+    }
+    if (const EnvVarView* e = from_env("LLAMA_ARG_MODEL")) {
+        if (!e->has_string_value || !under_mount(e->value)) {
+            said("LLAMA_ARG_MODEL", value_of(*e), "is not a file of the model image");
+        }
+        return;
+    }
+    add_warning(edits.warnings, who(c) + "no model on the command line: llama.cpp will not find one" + advice);
+}
+
 // The member `key` of a flag's JSON object ({"model": "org/draft", ...}),
 // as far as a plain string goes: empty where there is none, it is not a
 // string (null: a method with no draft model), or it holds an escape.
@@ -588,6 +646,10 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
             }
         }
         return;
+    }
+    if (run.engine == Engine::llama_cpp) {
+        warn_llama_cpp_model(words, run, c, edits);
+        return;  // its other flags name files, not hub repositories
     }
     if (run.engine == Engine::kserve_huggingface) {
         plan_kserve_model(words, run, c, edits);
