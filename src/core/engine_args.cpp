@@ -263,6 +263,15 @@ std::size_t value_room(std::size_t text, std::size_t values) {
 // built only for a warning.
 std::string who(const ContainerView& c) { return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": "; }
 
+// The variable `name` as the kubelet sets it: its last definition in env; null when there is none.
+const EnvVarView* last_definition(const ContainerView& c, std::string_view name) {
+    const EnvVarView* found = nullptr;
+    for (const auto& e : c.env) {
+        if (e.name == name) found = &e;
+    }
+    return found;
+}
+
 void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     // The program itself (command[0]) is never a flag.
     const std::size_t first = c.command.empty() ? 0 : 1;
@@ -348,10 +357,7 @@ std::string served_name(std::string_view model, const ContainerView& c) {
     if (model.size() > 3 && model.substr(0, 2) == "$(" && model.back() == ')') {
         const std::string_view name = model.substr(2, model.size() - 3);
         if (is_download_env(name)) {
-            const EnvVarView* defined = nullptr;
-            for (const auto& e : c.env) {
-                if (e.name == name) defined = &e;
-            }
+            const EnvVarView* defined = last_definition(c, name);
             if (defined != nullptr && defined->has_string_value) return std::string(defined->value);
         }
     }
@@ -466,10 +472,7 @@ void plan_model_id(const std::vector<Word>& words, const Invocation& run, const 
                                         " serves it under any name a request gives");
         return;
     }
-    const EnvVarView* variable = nullptr;
-    for (const auto& e : c.env) {
-        if (e.name == "MODEL_ID") variable = &e;  // the last definition, as the kubelet takes it
-    }
+    const EnvVarView* variable = last_definition(c, "MODEL_ID");
     if (variable != nullptr && variable->has_string_value && without_trailing_slash(variable->value) == kModelMountPath) return;
     edits.appended_args = {"--model-id=" + mount};
     std::string said = who(c) + "--model-id=" + mount + " added: " + server + " loads the image's weights";
@@ -499,20 +502,13 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
         add_warning(edits.warnings, who(c) + std::string(source) + " " + shown + " " + std::string(what) + advice);
     };
     const auto value_of = [](const EnvVarView& e) { return e.has_string_value ? &e.value : nullptr; };
-    const auto from_env = [&](std::string_view name) -> const EnvVarView* {
-        const EnvVarView* found = nullptr;
-        for (const auto& e : c.env) {
-            if (e.name == name) found = &e;  // the last definition, as the kubelet takes it
-        }
-        return found;
-    };
     // A download wins over -m: llama.cpp fetches the file to that path.
     if (const auto download = find_flag(words, run.after, {"-hf", "-hfr", "--hf-repo", "-mu", "--model-url", "-dr", "--docker-repo"})) {
         said(download->flag, &download->value, "makes llama.cpp download the model");
         return;
     }
     for (std::string_view name : {std::string_view("LLAMA_ARG_HF_REPO"), std::string_view("LLAMA_ARG_MODEL_URL")}) {
-        if (const EnvVarView* e = from_env(name)) {
+        if (const EnvVarView* e = last_definition(c, name)) {
             said(name, value_of(*e), "makes llama.cpp download the model");
             return;
         }
@@ -524,7 +520,7 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
         if (!under_mount(model->value)) said(model->flag, &model->value, "is not a file of the model image");
         return;
     }
-    if (const EnvVarView* e = from_env("LLAMA_ARG_MODEL")) {
+    if (const EnvVarView* e = last_definition(c, "LLAMA_ARG_MODEL")) {
         if (!e->has_string_value || !under_mount(e->value)) {
             said("LLAMA_ARG_MODEL", value_of(*e), "is not a file of the model image");
         }
