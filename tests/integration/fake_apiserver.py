@@ -30,6 +30,7 @@ class FakeApiserver:
         self.fail = False
         self.nodes = {}
         self.requests = []
+        self.timed_requests = []  # (time.monotonic(), path) of each request, one append each
         self.tokens = []  # every Authorization header received
         self.huge_bytes = 0  # when set, /version answers this many bytes of valid JSON
         self.huge_chunked = False  # ... sent chunked, without a Content-Length
@@ -119,6 +120,7 @@ class FakeApiserver:
                         outer.watchers.remove(events)
 
             def do_GET(self):
+                outer.timed_requests.append((time.monotonic(), self.path))
                 outer.requests.append(self.path)
                 outer.tokens.append(self.headers.get("Authorization"))
                 if self.headers.get("Authorization") != "Bearer " + outer.token:
