@@ -492,7 +492,9 @@ void plan_model_id(const std::vector<Word>& words, const Invocation& run, const 
 // (-hf) or a URL (-mu), each also taken from its LLAMA_ARG_ variable. The
 // mount is a directory and which of its files to load is not known here, so
 // nothing is edited: a model from anywhere but a file under the mount is
-// warned about, with what to write.
+// warned about, with what to write. Kept out of line: it runs for llama.cpp
+// alone, and inlined it made every other container's planning dearer
+// (docs/performance.md, "TGI, TEI and llama.cpp").
 __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string advice = "; pass -m with the GGUF file's path under " + std::string(kModelMountPath);
     // value: null for a variable set from a Secret or ConfigMap.

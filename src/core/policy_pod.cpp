@@ -195,8 +195,8 @@ std::string_view to_string(Overlap o) {
 
 // In a selected container, a mount of another volume at, inside or around the
 // model path (or of a non-cache volume at, inside or around the cache path)
-// is a second source of weights beside the image.
-// cache and names sorted.
+// is a second source of weights beside the image. cache and names come
+// sorted (sorted_unique), as sorted_contains needs them.
 std::string second_weight_source(const PodSpecView& spec, const std::vector<std::string_view>& cache, const std::vector<std::string_view>& names) {
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const ContainerView& c = spec.containers[i];
