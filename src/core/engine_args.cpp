@@ -663,20 +663,18 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
 
 ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     ArgvEdits edits;
-    const std::vector<Word> words = command_line(c);
+    std::vector<Word> words = command_line(c);
     plan_download_flags(words, c, edits);
     plan_download_step(words, c, edits);
     if (!selected) return edits;
     // The engine and its model are found on the command line as it will be
     // once the download flags are gone, as a second pass would see it: a
     // "--model" whose value was a download flag keeps no value after it.
-    std::vector<Word> kept;
-    kept.reserve(words.size());
-    for (const Word& w : words) {
+    std::erase_if(words, [&](const Word& w) {
         const auto& removed = w.in_command ? edits.command_removed : edits.args_removed;
-        if (!std::binary_search(removed.begin(), removed.end(), w.index)) kept.push_back(w);
-    }
-    plan_model_argument(kept, c, edits);
+        return std::binary_search(removed.begin(), removed.end(), w.index);
+    });
+    plan_model_argument(words, c, edits);
     sort_removals(edits);
     return edits;
 }

@@ -226,9 +226,20 @@ void note_removal(std::vector<std::size_t>& gone, std::size_t i, std::size_t n) 
     gone.push_back(i);
 }
 
-void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference, JsonPatch& patch) {
-    const std::string base = spec.pointer + "/volumes";
+// Buffers a pod spec's rendering reuses from one list and container to the
+// next, rather than allocating them for each: the indices a list loses, and
+// a JSON pointer under the container.
+struct RenderBuffers {
     std::vector<std::size_t> gone;
+    std::string pointer;
+};
+
+void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference, JsonPatch& patch, RenderBuffers& buffers) {
+    std::string& base = buffers.pointer;
+    base.assign(spec.pointer);
+    base += "/volumes";
+    std::vector<std::size_t>& gone = buffers.gone;
+    gone.clear();
     std::size_t kept = 0;
     std::size_t model_at = std::string::npos;  // index after the removals
     const VolumeView* model = nullptr;
@@ -249,12 +260,15 @@ void render_volumes(const PodSpecView& spec, const std::vector<std::string_view>
     } else if (!spec.has_volumes) {
         patch.add(base, "[" + model_volume_json(reference) + "]");
     } else {
-        patch.add(base + "/-", model_volume_json(reference));
+        base += "/-";
+        patch.add(base, model_volume_json(reference));
     }
 }
 
-void render_mounts(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch) {
-    std::vector<std::size_t> gone;
+void render_mounts(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch,
+                   RenderBuffers& buffers) {
+    std::vector<std::size_t>& gone = buffers.gone;
+    gone.clear();
     std::size_t kept = 0;
     std::size_t model_at = std::string::npos;
     const VolumeMountView* model = nullptr;
@@ -275,13 +289,16 @@ void render_mounts(const ContainerView& c, const std::string& base, bool selecte
     }
     patch.remove_indices(base, "volumeMounts", gone);
     if (!selected) return;
-    const std::string mounts = base + "/volumeMounts";
+    std::string& mounts = buffers.pointer;
+    mounts.assign(base);
+    mounts += "/volumeMounts";
     if (model != nullptr) {
         if (!mount_is_the_delivery(*model)) patch.replace(pointer_child(mounts, model_at), model_mount_json());
     } else if (!c.has_volume_mounts) {
         patch.add(mounts, "[" + model_mount_json() + "]");
     } else {
-        patch.add(mounts + "/-", model_mount_json());
+        mounts += "/-";
+        patch.add(mounts, model_mount_json());
     }
 }
 
@@ -305,9 +322,10 @@ void render_argv(const ContainerView& c, const std::string& base, const ArgvEdit
 }
 
 void render_container(const ContainerView& c, const std::string& base, bool selected, const std::vector<std::string_view>& cache, JsonPatch& patch,
-                      std::vector<std::string>& warnings) {
-    render_mounts(c, base, selected, cache, patch);
-    std::vector<std::size_t> env_gone;
+                      std::vector<std::string>& warnings, RenderBuffers& buffers) {
+    render_mounts(c, base, selected, cache, patch, buffers);
+    std::vector<std::size_t>& env_gone = buffers.gone;
+    env_gone.clear();
     for (std::size_t j = 0; j < c.env.size(); ++j) {
         if (is_download_env(c.env[j].name)) note_removal(env_gone, j, c.env.size());
     }
@@ -319,7 +337,8 @@ void render_container(const ContainerView& c, const std::string& base, bool sele
 
 void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view>& cache, std::string_view reference,
                      const std::vector<std::string_view>& names, JsonPatch& patch, std::vector<std::string>& warnings) {
-    render_volumes(spec, cache, reference, patch);
+    RenderBuffers buffers;
+    render_volumes(spec, cache, reference, patch, buffers);
     // One JSON pointer buffer for every container of a list: ".../containers/" and its index.
     std::string base;
     auto container_pointer = [&](std::string_view list, std::size_t i) -> const std::string& {
@@ -330,11 +349,11 @@ void render_pod_spec(const PodSpecView& spec, const std::vector<std::string_view
         return base;
     };
     for (std::size_t i = 0; i < spec.init_containers.size(); ++i) {
-        render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch, warnings);
+        render_container(spec.init_containers[i], container_pointer("initContainers", i), false, cache, patch, warnings, buffers);
     }
     for (std::size_t i = 0; i < spec.containers.size(); ++i) {
         const bool selected = names.empty() || sorted_contains(names, spec.containers[i].name);
-        render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch, warnings);
+        render_container(spec.containers[i], container_pointer("containers", i), selected, cache, patch, warnings, buffers);
     }
 }
 
