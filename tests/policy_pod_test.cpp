@@ -266,6 +266,10 @@ TEST_CASE("warnings say what could not be cleaned", "[policy_pod]") {
         {"--revision inside the command's script", {}, {arg("sh"), arg("-c"), arg("run --revision x")}, false,
          {"container \"c\": a --revision inside a shell string is not removed"}},
         {"a lookalike flag", {arg("run --revisions x"), arg("x--revision")}, {}, false, {}},
+        {"two flags in one string, in the list's order", {arg("vllm serve /var/lib/gpustack/model --download-dir /d --revision main")}, {}, false,
+         {"container \"c\": a --revision inside a shell string is not removed", "container \"c\": a --download-dir inside a shell string is not removed"}},
+        {"a flag with its value that names another after a space", {arg("--download-dir=/d --revision main")}, {}, false,
+         {"container \"c\": a --revision inside a shell string is not removed"}},
         {"the program itself is not searched", {}, {arg("a --revision b")}, false, {}},
         {"a plain flag is removed, not warned about", {arg("--revision"), arg("main")}, {}, false, {}},
     };

@@ -272,7 +272,25 @@ const EnvVarView* last_definition(const ContainerView& c, std::string_view name)
     return found;
 }
 
+// Which of kDownloadFlags stand as words inside a shell string, one bit each.
+// A flag can only stand where "--" starts a word: the text is searched once
+// for that, not once for each flag.
+unsigned download_flags_in_shell_string(std::string_view text) {
+    static_assert(std::size(kDownloadFlags) <= 32);
+    unsigned found = 0;
+    for (std::size_t at = text.find("--"); at != std::string_view::npos; at = text.find("--", at + 1)) {
+        if (at > 0 && !shell_word_boundary(text[at - 1], false)) continue;
+        for (std::size_t k = 0; k < std::size(kDownloadFlags); ++k) {
+            const std::string_view flag = kDownloadFlags[k];
+            const std::size_t end = at + flag.size();
+            if (text.compare(at, flag.size(), flag) == 0 && (end == text.size() || shell_word_boundary(text[end], true))) found |= 1u << k;
+        }
+    }
+    return found;
+}
+
 void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+    constexpr std::size_t kFlags = std::size(kDownloadFlags);
     // The program itself (command[0]) is never a flag.
     const std::size_t first = c.command.empty() ? 0 : 1;
     for (std::size_t i = first; i < words.size(); ++i) {
@@ -281,18 +299,29 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
         // string (it has no character a shell separates words with) is passed over.
         const bool shell_string = has_shell_boundary(text);
         if (!shell_string && (text.size() < 2 || text[0] != '-')) continue;
-        for (std::string_view flag : kDownloadFlags) {
-            if (text == flag) {
-                remove_word(edits, words[i]);
-                if (i + 1 < words.size()) remove_word(edits, words[++i]);
+        // The download flag this word is, alone ("--flag VALUE") or with its value ("--flag=VALUE").
+        std::size_t matched = kFlags;
+        bool alone = false;
+        for (std::size_t k = 0; k < kFlags && text.size() > 1 && text[0] == '-'; ++k) {
+            const std::string_view flag = kDownloadFlags[k];
+            if (text.size() < flag.size() || text.compare(0, flag.size(), flag) != 0) continue;
+            if (text.size() == flag.size() || text[flag.size()] == '=') {
+                matched = k;
+                alone = text.size() == flag.size();
                 break;
             }
-            if (text.size() > flag.size() && text.rfind(flag, 0) == 0 && text[flag.size()] == '=') {
-                remove_word(edits, words[i]);
-                break;
-            }
-            if (shell_string && mentions_in_shell_string(text, flag)) add_warning(edits.warnings, who(c) + "a " + std::string(flag) + " inside a shell string is not removed");
         }
+        // Flags inside a shell string are not removed; those before the one
+        // the word is are warned about, in the list's order.
+        if (shell_string) {
+            const unsigned mentioned = download_flags_in_shell_string(text);
+            for (std::size_t k = 0; k < matched && mentioned != 0; ++k) {
+                if ((mentioned >> k & 1u) != 0) add_warning(edits.warnings, who(c) + "a " + std::string(kDownloadFlags[k]) + " inside a shell string is not removed");
+            }
+        }
+        if (matched == kFlags) continue;
+        remove_word(edits, words[i]);
+        if (alone && i + 1 < words.size()) remove_word(edits, words[++i]);
     }
     sort_removals(edits);
 }
