@@ -63,6 +63,13 @@ TEST_CASE("prefixes never cut a UTF-8 sequence", "[text]") {
     CHECK(miw::utf8_prefix("\xf0\x9f\x90\xb3", 3).empty());
 }
 
+TEST_CASE("a container is named in quotes, its name cut to the 63 bytes a valid one has", "[text]") {
+    CHECK(miw::container_named("vllm") == "container \"vllm\"");
+    CHECK(miw::container_named(std::string(63, 'c')) == "container \"" + std::string(63, 'c') + "\"");
+    CHECK(miw::container_named(std::string(5000, 'c')) == "container \"" + std::string(63, 'c') + "\"");
+    CHECK(miw::container_named(std::string(62, 'c') + "\xd0\xb0") == "container \"" + std::string(62, 'c') + "\"");
+}
+
 TEST_CASE("values are quoted as Go's %q would, and long ones are cut", "[text]") {
     CHECK(miw::quote_value("repo:tag") == "\"repo:tag\"");
     CHECK(miw::quote_value("a\"b\\c") == "\"a\\\"b\\\\c\"");

@@ -27,6 +27,11 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 // "...(cut, N bytes)", so a client-chosen megabyte is not repeated whole.
 std::string cut_with_length(std::string_view text, std::size_t max_bytes);
 
+// `container "NAME"`, as warnings and messages name a container: the name
+// cut to 63 bytes (the most a valid one has), so that a client-chosen
+// megabyte is not repeated.
+std::string container_named(std::string_view name);
+
 // A value as Go's %q prints it in a field error ("..." with escapes), cut to
 // about max_bytes so that a megabyte of input is not echoed back.
 std::string quote_value(std::string_view value, std::size_t max_bytes = 128);

@@ -261,7 +261,7 @@ std::size_t value_room(std::size_t text, std::size_t values) {
 
 // "container \"NAME\": ", the start of each warning about one container;
 // built only for a warning.
-std::string who(const ContainerView& c) { return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\": "; }
+std::string who(const ContainerView& c) { return container_named(c.name) + ": "; }
 
 // The variable `name` as the kubelet sets it: its last definition in env; null when there is none.
 const EnvVarView* last_definition(const ContainerView& c, std::string_view name) {

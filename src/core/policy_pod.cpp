@@ -142,8 +142,7 @@ void add_warning(std::vector<std::string>& warnings, std::string warning) {
 
 void container_warnings(const ContainerView& c, std::vector<std::string>& warnings) {
     if (c.has_env_from) {
-        add_warning(warnings, "container \"" + std::string(utf8_prefix(c.name, 63)) +
-                                  "\": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it");
+        add_warning(warnings, container_named(c.name) + ": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it");
     }
 }
 
@@ -208,7 +207,7 @@ std::string second_weight_source(const PodSpecView& spec, const std::vector<std:
                 if (o == Overlap::none) continue;
                 const std::string where = o == Overlap::at ? std::string(guarded) + " itself"
                                                            : quote_value(clean_path(m.mount_path), 256) + ", " + std::string(to_string(o)) + " " + std::string(guarded);
-                return "container \"" + std::string(utf8_prefix(c.name, 63)) + "\" (" + container_field_path(spec, "containers", i) + ") mounts volume \"" +
+                return container_named(c.name) + " (" + container_field_path(spec, "containers", i) + ") mounts volume \"" +
                        std::string(utf8_prefix(m.name, 63)) + "\" at " + where +
                        ": that is a second source of weights beside the model image; remove that mount or move it elsewhere, "
                        "or remove the label " + std::string(kOptInLabel) + " to keep the volume instead of the image";

@@ -101,6 +101,8 @@ std::string cut_with_length(std::string_view text, std::size_t max_bytes) {
     return std::string(utf8_prefix(text, max_bytes)) + "...(cut, " + std::to_string(text.size()) + " bytes)";
 }
 
+std::string container_named(std::string_view name) { return "container \"" + std::string(utf8_prefix(name, 63)) + "\""; }
+
 std::string quote_value(std::string_view value, std::size_t max_bytes) {
     const std::string_view shown = utf8_prefix(value, max_bytes);
     std::string out = "\"";
