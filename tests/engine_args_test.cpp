@@ -144,6 +144,18 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
          {"--model-id=" + m, "--port", "80"}},
         {"Google Cloud's TEI image with no args", "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-embeddings-inference-cu122.1-6.ubuntu2204",
          {}, {}, {"--model-id=" + m}},
+        {"trtllm-serve serve, its model first", "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", {"trtllm-serve", "serve", "meta-llama/Llama-3.1-8B-Instruct"},
+         {"--host", "0.0.0.0", "--port", "8000", "--backend", "pytorch"}, {"trtllm-serve", "serve", m, "--host", "0.0.0.0", "--port", "8000", "--backend", "pytorch"}},
+        {"trtllm-serve with no command name runs serve", "i", {"trtllm-serve"}, {"TinyLlama/TinyLlama-1.1B-Chat-v1.0", "--max_batch_size", "8"},
+         {"trtllm-serve", m, "--max_batch_size", "8"}},
+        {"trtllm-serve, options and a boolean flag before the model, its revision gone", "i", {"/usr/local/bin/trtllm-serve", "serve"},
+         {"--tp_size", "2", "--log_level=info", "--trust_remote_code", "Qwen/Q", "--revision", "main"},
+         {"/usr/local/bin/trtllm-serve", "serve", "--tp_size", "2", "--log_level=info", "--trust_remote_code", m}},
+        {"trtllm-serve, a boolean flag just before the model", "i", {"trtllm-serve", "serve", "--trust_remote_code"}, {"Qwen/Q", "--tp_size", "2"},
+         {"trtllm-serve", "serve", "--trust_remote_code", m, "--tp_size", "2"}},
+        {"trtllm-serve's grpc command", "i", {"trtllm-serve", "grpc", "/engines/llama"}, {"--port", "50051"}, {"trtllm-serve", "grpc", m, "--port", "50051"}},
+        {"trtllm-serve's disaggregated command reads its models from a file", "i", {"trtllm-serve", "disaggregated", "-c", "disagg.yaml"}, {},
+         {"trtllm-serve", "disaggregated", "-c", "disagg.yaml"}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -263,6 +275,15 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          {"--lora-adapters", "sql=/adapters/sql,org/chat-lora"}, true,
          {"container \"e\": --lora-adapters \"org/chat-lora\" names a hub repository, so the engine will download the LoRA adapter from the hub; "
           "mount it from an image"}},
+        {"TensorRT-LLM's rewrite says what clients will see", {"trtllm-serve", "serve", "meta-llama/L"}, {"--port", "8000"}, true,
+         {"container \"e\": the model argument \"meta-llama/L\" now reads /var/lib/gpustack/model; TensorRT-LLM names it \"model\" (the directory's name) "
+          "to clients unless --served_model_name is given"}},
+        {"TensorRT-LLM given its served name", {"trtllm-serve", "meta-llama/L"}, {"--served_model_name", "llama"}, true,
+         {"container \"e\": the model argument \"meta-llama/L\" now reads /var/lib/gpustack/model; clients keep the --served_model_name already given"}},
+        {"TensorRT-LLM's tokenizer from the hub", {"trtllm-serve", "serve", "/var/lib/gpustack/model"}, {"--tokenizer", "org/tok"}, true,
+         {"container \"e\": --tokenizer \"org/tok\" names a hub repository"}},
+        {"TensorRT-LLM in a shell string", {"bash", "-c", "trtllm-serve serve nvidia/Llama-3.1-8B-Instruct-FP8 --host 0.0.0.0"}, {}, true,
+         {"container \"e\": the model \"nvidia/Llama-3.1-8B-Instruct-FP8\" named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
         {"TGI's LoRA adapters joined by =, from paths", {"text-generation-launcher", "--model-id=/var/lib/gpustack/model", "--lora-adapters=a=/l/a,b=./b"}, {},
          true, {}},
     };
@@ -304,6 +325,8 @@ TEST_CASE("the rewrite's warning keeps what was added whole however long the nam
     const std::vector<std::pair<std::vector<std::string>, std::string>> command_lines = {
         {{"vllm", "serve", model}, "(304 bytes) is added so clients keep calling it by that name"},
         {{"vllm", "serve", model, "--served-model-name", "x"}, "now reads /var/lib/gpustack/model; clients keep the --served-model-name already given"},
+        {{"trtllm-serve", "serve", model}, "(304 bytes) now reads /var/lib/gpustack/model; TensorRT-LLM names it \"model\" (the directory's name) to clients "
+                                           "unless --served_model_name is given"},
     };
     for (const auto& [command, end] : command_lines) {
         CommandLineContainer container(name, command, {});
@@ -464,6 +487,10 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
          "container \"e\": no model on the command line: SGLang will not start; pass --model-path " + m},
         {"sglang serve without a model", "i", {"sglang", "serve", "--model-type", "llm"}, {"--port", "30000"}, true,
          "container \"e\": no model on the command line: SGLang will not start"},
+        {"trtllm-serve without a model", "i", {"trtllm-serve", "serve"}, {"--host", "0.0.0.0", "--trust_remote_code"}, true,
+         "container \"e\": no model on the command line: TensorRT-LLM will not start; pass " + m + " as the model"},
+        {"trtllm-serve with a config file and no model", "i", {"trtllm-serve"}, {"--config", "/etc/trtllm/extra.yaml"}, true,
+         "container \"e\": no model on the command line: TensorRT-LLM will not start"},
         {"a container not selected is not told", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml"}, false, ""},
         {"a model on the command line beside a config file", "i", {"vllm", "serve", m}, {"--config", "/etc/vllm/config.yaml"}, true, ""},
         {"another program with no model", "i", {"ray", "start", "--head"}, {}, true, ""},

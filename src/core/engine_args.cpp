@@ -91,7 +91,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei, llama_cpp };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei, llama_cpp, trtllm };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -128,6 +128,15 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
     if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
     if (program == "text-embeddings-router") return {Engine::tei, 1, false};
     if (program == "llama-server") return {Engine::llama_cpp, 1, false};
+    if (program == "trtllm-serve") {
+        // Its commands that take the model as their argument; with none of
+        // its commands first, it runs `serve`. The disaggregated ones read
+        // their models from a configuration file.
+        const std::string_view command = words.size() > 1 ? words[1].text() : std::string_view();
+        if (command == "serve" || command == "grpc" || command == "mm_embedding_serve") return {Engine::trtllm, 2, false};
+        if (command == "disaggregated" || command == "disaggregated_mpi_worker") return {};
+        return {Engine::trtllm, 1, false};
+    }
     const bool serve = words.size() > 1 && words[1].text() == "serve";
     if (serve && program == "vllm") return {Engine::vllm_serve, 2, true};
     if (serve && program == "sglang") {
@@ -181,7 +190,8 @@ bool runs_engine_in_shell_string(std::string_view text) {
     if (text.find_first_of(" \t\n") == std::string_view::npos || text.find(kModelMountPath) != std::string_view::npos) return false;
     // What each recognised engine is started by, as a script writes it.
     static constexpr std::string_view kEngineWords[] = {"vllm serve", "vllm.entrypoints.openai.api_server", "sglang serve", "sglang.launch_server",
-                                                        "dynamo.vllm", "dynamo.sglang", "text-generation-launcher", "text-embeddings-router"};
+                                                        "dynamo.vllm", "dynamo.sglang", "text-generation-launcher", "text-embeddings-router",
+                                                        "trtllm-serve"};
     return std::any_of(std::begin(kEngineWords), std::end(kEngineWords), [&](std::string_view word) { return text.find(word) != std::string_view::npos; });
 }
 
@@ -214,6 +224,10 @@ std::string_view model_in_shell_string(std::string_view text) {
         const std::string_view program = basename(word);
         if ((program == "vllm" || program == "sglang") && words[i + 1] == "serve" && i + 2 < words.size() && words[i + 2].front() != '-') {
             return usable(words[i + 2]);
+        }
+        if (program == "trtllm-serve") {
+            const std::size_t model = words[i + 1] == "serve" ? i + 2 : i + 1;
+            if (model < words.size() && words[model].front() != '-') return usable(words[model]);
         }
         if (word == "--model" || word == "--model-path" || word == "--model-id") return usable(words[i + 1]);
     }
@@ -394,14 +408,18 @@ std::string served_name(std::string_view model, const ContainerView& c) {
 }
 
 // An engine started with no model on its command line loads the one its
-// --config file names, or vLLM's default from the hub (SGLang does not start):
+// --config file names, or vLLM's default from the hub (SGLang and TensorRT-LLM
+// do not start):
 // nothing here can point it at the mount without guessing the name clients
 // call it by, so the warning says what to write.
 void warn_no_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string mount(kModelMountPath);
     std::string said = who(c) + "no model on the command line: ";
     // At most 240 bytes with the longest container name: the advice at the end is never cut.
-    if (const auto config = find_flag(words, run.after, {"--config"})) {
+    if (run.engine == Engine::trtllm) {
+        // Its model is a required argument, whatever --config holds.
+        said += "TensorRT-LLM will not start; pass " + mount + " as the model";
+    } else if (const auto config = find_flag(words, run.after, {"--config"})) {
         said += "the engine loads the one --config " + quote_value(config->value, 48) + " names; pass " + mount + " as the model";
     } else if (run.engine == Engine::sglang) {
         said += "SGLang will not start; pass --model-path " + mount;
@@ -515,6 +533,42 @@ void plan_model_id(const std::vector<Word>& words, const Invocation& run, const 
         said += ", not a MODEL_ID from envFrom";
     }
     add_warning(edits.warnings, std::move(said));
+}
+
+// TensorRT-LLM's trtllm-serve takes its model as an argument, which click
+// reads wherever it stands among the options: the first word that is neither
+// an option nor an option's value. Its boolean options take no value.
+std::optional<FlagValue> trtllm_model(const std::vector<Word>& words, std::size_t from) {
+    static constexpr std::string_view kBooleanOptions[] = {"--trust_remote_code", "--enable_chunked_prefill", "--fail_fast_on_attention_window_too_large", "--help"};
+    for (std::size_t i = from; i < words.size(); ++i) {
+        const std::string_view text = words[i].text();
+        if (!words[i].arg->is_string) continue;
+        if (text.empty() || text.front() != '-') return FlagValue{i, {}, text, false};
+        const bool takes_next = text.find('=') == std::string_view::npos && std::find(std::begin(kBooleanOptions), std::end(kBooleanOptions), text) == std::end(kBooleanOptions);
+        if (takes_next) ++i;
+    }
+    return std::nullopt;
+}
+
+// trtllm-serve's model argument becomes the mount. No served name can be
+// added: releases before --served_model_name refuse an option they do not
+// know. Given a directory, TensorRT-LLM names the model by the directory's
+// name, so the warning says what clients will see.
+void plan_trtllm_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const auto model = trtllm_model(words, run.after);
+    if (!model) {
+        warn_no_model(words, run, c, edits);
+        return;
+    }
+    if (without_trailing_slash(model->value) == kModelMountPath) return;
+    const Word& at = words[model->word];
+    edits.replacements.push_back({at.in_command, at.index, std::string(kModelMountPath)});
+    const bool named = find_flag(words, run.after, {"--served_model_name"}).has_value();
+    const std::string head = who(c) + "the model argument ";
+    const std::string tail = " now reads " + std::string(kModelMountPath) +
+                             (named ? "; clients keep the --served_model_name already given"
+                                    : "; TensorRT-LLM names it \"model\" (the directory's name) to clients unless --served_model_name is given");
+    add_warning(edits.warnings, head + quote_value(model->value, value_room(head.size() + tail.size(), 1)) + tail);
 }
 
 // llama.cpp's server loads one GGUF file (-m), or downloads one from the hub
@@ -682,6 +736,8 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
         plan_kserve_model(words, run, c, edits);
     } else if (run.engine == Engine::tgi || run.engine == Engine::tei) {
         plan_model_id(words, run, c, edits);
+    } else if (run.engine == Engine::trtllm) {
+        plan_trtllm_model(words, run, c, edits);
     } else {
         plan_model_path(words, run, c, edits);
     }

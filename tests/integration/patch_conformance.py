@@ -155,6 +155,10 @@ def point_engine_at_mount(c, env):
         engine, after = "tgi", 1
     elif command and command[0].rsplit("/", 1)[-1] == "text-embeddings-router":
         engine, after = "tei", 1
+    elif command and command[0].rsplit("/", 1)[-1] == "trtllm-serve":
+        if len(words) > 1 and words[1] in ("disaggregated", "disaggregated_mpi_worker"):
+            return
+        engine, after = "trtllm", 2 if len(words) > 1 and words[1] in ("serve", "grpc", "mm_embedding_serve") else 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
@@ -167,6 +171,9 @@ def point_engine_at_mount(c, env):
         return
     if engine == "kserve-hf":
         point_kserve_server_at_mount(c, command, args, after)
+        return
+    if engine == "trtllm":
+        point_trtllm_at_mount(c, command, words, after)
         return
     flags = {"sglang": ("--model-path", "--model"), "sglang-serve": ("--model-path", "--model"), "tgi": ("--model-id",), "tei": ("--model-id",)}.get(engine, ("--model",))
     at, old, joined = None, None, None
@@ -202,6 +209,29 @@ def point_engine_at_mount(c, env):
         c["command"] = words[:len(command)]
     if words[len(command):] or c.get("args") is not None:
         c["args"] = words[len(command):]
+
+
+TRTLLM_BOOLEAN_OPTIONS = ("--trust_remote_code", "--enable_chunked_prefill", "--fail_fast_on_attention_window_too_large", "--help")
+
+
+def point_trtllm_at_mount(c, command, words, after):
+    """trtllm-serve's model is its one argument, wherever click finds it
+    among the options: the first word that is no option and no option's
+    value. It becomes the mount; no served name is added."""
+    i = after
+    while i < len(words):
+        w = words[i]
+        if isinstance(w, str) and w and not w.startswith("-"):
+            if w.rstrip("/") == MOUNT_PATH:
+                return
+            words[i] = MOUNT_PATH
+            c["command"] = words[:len(command)]
+            if words[len(command):] or c.get("args") is not None:
+                c["args"] = words[len(command):]
+            return
+        if isinstance(w, str) and "=" not in w and w not in TRTLLM_BOOLEAN_OPTIONS:
+            i += 1
+        i += 1
 
 
 KSERVE_FETCH_FLAGS = ("--model_id", "--model_revision", "--tokenizer_revision")
@@ -574,6 +604,14 @@ for name, container, said in [
     c = {"name": "tgi", "image": "i"}
     c.update(container)
     case("the engine reads the mount: " + name, "Pod", wrap("Pod", "tgi", {"containers": [c]}), warnings=(said,))
+for name, container in [
+    ("trtllm-serve serve with a hub id", {"command": ["trtllm-serve", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--backend", "pytorch", "--revision", "main"]}),
+    ("trtllm-serve, its model in args after options", {"command": ["trtllm-serve"], "args": ["--tp_size", "2", "--trust_remote_code", "/engines/llama"]}),
+]:
+    c = {"name": "trtllm", "image": "nvcr.io/nvidia/tensorrt-llm/release:1.0.0"}
+    c.update(container)
+    case("the engine reads the mount: " + name, "Pod", wrap("Pod", "trtllm", {"containers": [c]}),
+         warnings=('now reads /var/lib/gpustack/model; TensorRT-LLM names it "model" (the directory\'s name) to clients',))
 case("the engine reads the mount: TEI's router with a hub id", "Pod", wrap("Pod", "tei", {"containers": [{"name": "tei", "image": "i",
     "command": ["text-embeddings-router"], "args": ["--model-id=BAAI/bge-m3", "--revision=main"]}]}),
     warnings=('the model argument "BAAI/bge-m3" now reads /var/lib/gpustack/model; TEI serves it under any name a request gives',))
