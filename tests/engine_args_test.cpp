@@ -1,6 +1,6 @@
 // The engine's command line: download flags out, the model argument pointed
-// at the mount, in every form vLLM, SGLang, KServe's Hugging Face server, TGI
-// and TEI are started in exec form.
+// at the mount, in every form vLLM, SGLang, KServe's Hugging Face server, TGI,
+// TEI and TensorRT-LLM's trtllm-serve are started in exec form.
 #include "model_image_webhook/engine_args.hpp"
 
 #include <catch2/catch.hpp>
