@@ -91,7 +91,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, kserve_huggingface, tgi, tei, llama_cpp, trtllm };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, dynamo_trtllm, kserve_huggingface, tgi, tei, llama_cpp, trtllm };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -153,6 +153,8 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
             // NVIDIA Dynamo's workers take vLLM's and SGLang's own arguments.
             if (module == "vllm.entrypoints.openai.api_server" || module == "dynamo.vllm") return {Engine::vllm_api_server, i + 2, false};
             if (module == "sglang.launch_server" || module == "dynamo.sglang") return {Engine::sglang, i + 2, false};
+            // Dynamo's TensorRT-LLM worker: --model, or its older --model-path.
+            if (module == "dynamo.trtllm") return {Engine::dynamo_trtllm, i + 2, false};
             if (module == "huggingfaceserver") return {Engine::kserve_huggingface, i + 2, false};
             return {};
         }
@@ -191,7 +193,7 @@ bool runs_engine_in_shell_string(std::string_view text) {
     // What each recognised engine is started by, as a script writes it.
     static constexpr std::string_view kEngineWords[] = {"vllm serve", "vllm.entrypoints.openai.api_server", "sglang serve", "sglang.launch_server",
                                                         "dynamo.vllm", "dynamo.sglang", "text-generation-launcher", "text-embeddings-router",
-                                                        "trtllm-serve"};
+                                                        "trtllm-serve", "dynamo.trtllm"};
     return std::any_of(std::begin(kEngineWords), std::end(kEngineWords), [&](std::string_view word) { return text.find(word) != std::string_view::npos; });
 }
 
@@ -423,6 +425,8 @@ void warn_no_model(const std::vector<Word>& words, const Invocation& run, const 
         said += "the engine loads the one --config " + quote_value(config->value, 48) + " names; pass " + mount + " as the model";
     } else if (run.engine == Engine::sglang) {
         said += "SGLang will not start; pass --model-path " + mount;
+    } else if (run.engine == Engine::dynamo_trtllm) {
+        said += "the worker loads DYN_TRTLLM_MODEL or its default model from the hub; pass --model-path " + mount;
     } else {
         said += "vLLM serves its default model from the hub; pass " + mount + " as the model";
     }
@@ -436,7 +440,7 @@ void plan_model_path(const std::vector<Word>& words, const Invocation& run, cons
     if (run.positional_model && run.after < words.size() && words[run.after].arg->is_string && !words[run.after].text().empty() &&
         words[run.after].text().front() != '-') {
         model = FlagValue{run.after, {}, words[run.after].text(), false};
-    } else if (run.engine == Engine::sglang) {
+    } else if (run.engine == Engine::sglang || run.engine == Engine::dynamo_trtllm) {
         model = find_flag(words, run.after, {"--model-path", "--model"});
     } else {
         model = find_flag(words, run.after, {"--model"});

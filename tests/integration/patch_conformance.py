@@ -163,7 +163,9 @@ def point_engine_at_mount(c, env):
         for i in range(1, len(words) - 1):
             if words[i] == "-m":
                 engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang",
-                          "dynamo.vllm": "vllm-api", "dynamo.sglang": "sglang",
+                          # Dynamo's TensorRT-LLM worker takes SGLang's two model flags (--model, and --model-path
+                          # from its older releases) and a --served-model-name.
+                          "dynamo.vllm": "vllm-api", "dynamo.sglang": "sglang", "dynamo.trtllm": "sglang",
                           "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
                 after = i + 2
                 break
@@ -572,6 +574,7 @@ for name, container in [
     ("sglang --model", {"command": ["python", "-m", "sglang.launch_server"], "args": ["--model=Qwen/Qwen2.5-7B-Instruct"]}),
     ("NVIDIA Dynamo's vLLM worker", {"command": ["python3", "-m", "dynamo.vllm"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--enforce-eager"]}),
     ("NVIDIA Dynamo's SGLang worker", {"command": ["python3", "-m", "dynamo.sglang", "--model-path", "Qwen/Qwen2.5-7B-Instruct", "--tp", "1"]}),
+    ("NVIDIA Dynamo's TensorRT-LLM worker", {"command": ["python3", "-m", "dynamo.trtllm"], "args": ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--max-batch-size", "2"]}),
     ("sglang serve, positional", {"command": ["sglang", "serve"], "args": ["Qwen/Qwen2.5-7B-Instruct", "--tp", "2"]}),
     ("sglang serve --model-type then --model-path", {"command": ["sglang", "serve", "--model-type=llm", "--model-path", "Qwen/Qwen2.5-7B-Instruct"]}),
     ("the vllm-openai image's entrypoint", {"image": "vllm/vllm-openai:v0.8.5", "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]}),
