@@ -314,11 +314,12 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
         // A word that is no flag (none starts without "-") and no shell
         // string (it has no character a shell separates words with) is passed over.
         const bool shell_string = has_shell_boundary(text);
-        if (!shell_string && (text.size() < 2 || text[0] != '-')) continue;
+        const bool flag_like = text.size() > 1 && text[0] == '-';
+        if (!shell_string && !flag_like) continue;
         // The download flag this word is, alone ("--flag VALUE") or with its value ("--flag=VALUE").
         std::size_t matched = kFlags;
         bool alone = false;
-        for (std::size_t k = 0; k < kFlags && text.size() > 1 && text[0] == '-'; ++k) {
+        for (std::size_t k = 0; k < kFlags && flag_like; ++k) {
             const std::string_view flag = kDownloadFlags[k];
             if (text.size() < flag.size() || text.compare(0, flag.size(), flag) != 0) continue;
             if (text.size() == flag.size() || text[flag.size()] == '=') {

@@ -207,6 +207,12 @@ def point_engine_at_mount(c, env):
     words[at] = joined + "=" + MOUNT_PATH if joined else MOUNT_PATH
     if engine not in ("tgi", "tei") and not any(isinstance(w, str) and (w == "--served-model-name" or w.startswith("--served-model-name=")) for w in words):
         words += ["--served-model-name", served_name(old, env)]
+    put_back(c, command, words)
+
+
+def put_back(c, command, words):
+    """The edited command line (command then args) back into the container,
+    command keeping its length; args written when it was there or has words."""
     if c.get("command") is not None:
         c["command"] = words[:len(command)]
     if words[len(command):] or c.get("args") is not None:
@@ -227,9 +233,7 @@ def point_trtllm_at_mount(c, command, words, after):
             if w.rstrip("/") == MOUNT_PATH:
                 return
             words[i] = MOUNT_PATH
-            c["command"] = words[:len(command)]
-            if words[len(command):] or c.get("args") is not None:
-                c["args"] = words[len(command):]
+            put_back(c, command, words)
             return
         if isinstance(w, str) and "=" not in w and w not in TRTLLM_BOOLEAN_OPTIONS:
             i += 1
