@@ -354,6 +354,12 @@ TEST_CASE("the rewrite's warning keeps what was added whole however long the nam
     REQUIRE(edits.warnings.size() == 1);
     CHECK(edits.warnings[0] == "container \"" + long_name + "\": the model argument \"meta-llama/Llama-3.1-8B-Instruct\" now reads /var/lib/gpustack/model; "
                                "--served-model-name \"meta-llama/Llama-3.1-8B-Instruct\" is added so clients keep calling it by that name");
+    // TensorRT-LLM's, with an 80-byte model that fits beside a short name (245 bytes in all).
+    const std::string model_80 = "org/" + std::string(76, 'm');
+    CommandLineContainer trtllm("t", {"trtllm-serve", "serve", model_80}, {});
+    CHECK(plan_argv_edits(trtllm.view, true).warnings ==
+          std::vector<std::string>{"container \"t\": the model argument \"" + model_80 + "\" now reads /var/lib/gpustack/model; TensorRT-LLM names it \"model\" "
+                                   "(the directory's name) to clients unless --served_model_name is given"});
 }
 
 TEST_CASE("the served name keeps what the kubelet would have expanded", "[engine_args]") {

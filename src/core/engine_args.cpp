@@ -275,6 +275,16 @@ std::size_t value_room(std::size_t text, std::size_t values) {
     return used + 8 * values < kWarningBytes ? std::min<std::size_t>((kWarningBytes - used) / values, 128) : 8;
 }
 
+// A warning that quotes `values` values: each shown up to 128 bytes, or,
+// where that passes what the apiserver passes on, cut so that the rest of the
+// warning (`text` bytes: what was changed, and why) stays whole.
+template <typename Said>
+std::string within_warning_bytes(const Said& said, std::size_t text, std::size_t values) {
+    std::string warning = said(std::size_t{128});
+    if (warning.size() > kWarningBytes) warning = said(value_room(text, values));
+    return warning;
+}
+
 // "container \"NAME\": ", the start of each warning about one container;
 // built only for a warning.
 std::string who(const ContainerView& c) { return container_named(c.name) + ": "; }
@@ -457,11 +467,7 @@ void plan_model_path(const std::vector<Word>& words, const Invocation& run, cons
         const auto said = [&](std::size_t max_value) {
             return head + quote_value(model->value, max_value) + mid + (named ? tail : added + quote_value(served, max_value) + tail);
         };
-        // Past what the apiserver passes on, the values are cut so that what
-        // was added, and why, stays whole.
-        std::string warning = said(128);
-        if (warning.size() > kWarningBytes) warning = said(value_room(head.size() + mid.size() + tail.size() + (named ? 0 : added.size()), named ? 1 : 2));
-        add_warning(edits.warnings, std::move(warning));
+        add_warning(edits.warnings, within_warning_bytes(said, head.size() + mid.size() + tail.size() + (named ? 0 : added.size()), named ? 1 : 2));
     }
     if (!model) warn_no_model(words, run, c, edits);
 }
@@ -573,7 +579,8 @@ void plan_trtllm_model(const std::vector<Word>& words, const Invocation& run, co
     const std::string tail = " now reads " + std::string(kModelMountPath) +
                              (named ? "; clients keep the --served_model_name already given"
                                     : "; TensorRT-LLM names it \"model\" (the directory's name) to clients unless --served_model_name is given");
-    add_warning(edits.warnings, head + quote_value(model->value, value_room(head.size() + tail.size(), 1)) + tail);
+    const auto said = [&](std::size_t max_value) { return head + quote_value(model->value, max_value) + tail; };
+    add_warning(edits.warnings, within_warning_bytes(said, head.size() + tail.size(), 1));
 }
 
 // llama.cpp's server loads one GGUF file (-m), or downloads one from the hub
