@@ -91,7 +91,7 @@ bool mentions_in_shell_string(std::string_view text, std::string_view word) {
     return false;
 }
 
-enum class Engine { none, vllm_serve, vllm_api_server, sglang, dynamo_trtllm, kserve_huggingface, tgi, tei, llama_cpp, trtllm };
+enum class Engine { none, vllm_serve, vllm_api_server, sglang, dynamo_trtllm, kserve_huggingface, tgi, tei, llama_cpp, trtllm, nim };
 
 struct Invocation {
     Engine engine = Engine::none;
@@ -113,6 +113,9 @@ Invocation recognise_image(std::string_view image) {
     const std::string_view last = basename(repository);
     if (last == "text-generation-inference" || last.rfind("huggingface-text-generation-inference", 0) == 0) return {Engine::tgi, 0, false};
     if (last == "text-embeddings-inference" || last.rfind("huggingface-text-embeddings-inference", 0) == 0) return {Engine::tei, 0, false};
+    // NVIDIA NIM's images (nvcr.io/nim/<publisher>/<model>, and the
+    // model-free nvcr.io/nim/nvidia/llm-nim) start the server with the args.
+    if (repository.rfind("nvcr.io/nim/", 0) == 0) return {Engine::nim, 0, false};
     // llama.cpp's server images are its repository's "server" tags
     // (server, server-cuda, server-vulkan, ...); the others run other tools.
     if (last == "llama.cpp") {
@@ -626,6 +629,47 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
     add_warning(edits.warnings, who(c) + "no model on the command line: llama.cpp will not find one" + advice);
 }
 
+// NVIDIA NIM loads its model from its positional argument, else from
+// NIM_MODEL_PATH (NIM_MODEL_NAME, a path or URI, in the 1.x multi-LLM
+// images), else the model its image's manifest names, downloaded from NGC
+// into its cache. Nothing is edited: a model-specific image serves only the
+// profiles it was built for, which the model image may not hold; a source
+// other than the mount is warned about, with what to write for a model-free
+// image.
+void warn_nim_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
+    const std::string mount(kModelMountPath);
+    const auto is_mount = [](std::string_view value) { return without_trailing_slash(value) == kModelMountPath; };
+    const auto said = [&](std::string_view source, std::string_view value, std::string_view advice) {
+        const std::string head = who(c) + std::string(source) + " ";
+        const std::string tail = " is where NVIDIA NIM loads the model from, not the model image; " + std::string(advice);
+        const auto worded = [&](std::size_t max_value) { return head + quote_value(value, max_value) + tail; };
+        add_warning(edits.warnings, within_warning_bytes(worded, head.size() + tail.size(), 1));
+    };
+    const auto variable_advice = [&](std::string_view name) { return "set " + std::string(name) + "=" + mount; };
+    if (run.after < words.size() && words[run.after].arg->is_string && !words[run.after].text().empty() && words[run.after].text().front() != '-') {
+        if (!is_mount(words[run.after].text())) said("the model argument", words[run.after].text(), "pass " + mount + " instead");
+        return;
+    }
+    if (const EnvVarView* path = last_definition(c, "NIM_MODEL_PATH")) {
+        if (!path->has_string_value) {
+            add_warning(edits.warnings, who(c) + "NIM_MODEL_PATH (set from a Secret or ConfigMap) is where NVIDIA NIM loads the model from; " +
+                                            variable_advice("NIM_MODEL_PATH"));
+        } else if (!is_mount(path->value)) {
+            said("NIM_MODEL_PATH", path->value, variable_advice("NIM_MODEL_PATH"));
+        }
+        return;
+    }
+    // NIM_MODEL_NAME is a location only as a path or a URI; else it names a model.
+    if (const EnvVarView* name = last_definition(c, "NIM_MODEL_NAME");
+        name != nullptr && name->has_string_value && (is_path(name->value) || name->value.find("://") != std::string_view::npos)) {
+        if (!is_mount(name->value)) said("NIM_MODEL_NAME", name->value, variable_advice("NIM_MODEL_NAME"));
+        return;
+    }
+    // At most 250 bytes with the longest container name.
+    add_warning(edits.warnings, who(c) + "NVIDIA NIM loads the model its image names from NGC" + (c.has_env_from ? " (or envFrom's NIM_MODEL_PATH)" : "") +
+                                    ", not the model image; use a model-free NIM image with NIM_MODEL_PATH=" + mount);
+}
+
 // The member `key` of a flag's JSON object ({"model": "org/draft", ...}),
 // as far as a plain string goes: empty where there is none, it is not a
 // string (null: a method with no draft model), or it holds an escape.
@@ -743,6 +787,10 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
     if (run.engine == Engine::llama_cpp) {
         warn_llama_cpp_model(words, run, c, edits);
         return;  // its other flags name files, not hub repositories
+    }
+    if (run.engine == Engine::nim) {
+        warn_nim_model(words, run, c, edits);
+        return;
     }
     if (run.engine == Engine::kserve_huggingface) {
         plan_kserve_model(words, run, c, edits);
