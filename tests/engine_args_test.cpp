@@ -596,47 +596,19 @@ TEST_CASE("TGI and TEI with no --model-id are given the mount over their MODEL_I
     }
 }
 
-TEST_CASE("NVIDIA NIM is told where its model comes from, and not edited", "[engine_args]") {
-    struct Case {
-        const char* name;
-        std::string image;
-        std::vector<std::string> command;
-        std::vector<std::string> args;
-        std::vector<EnvVarView> env;
-        bool env_from;
-        std::string says;  // empty: no warning
-    };
-    const std::string m = "/var/lib/gpustack/model";
-    const std::string model_specific = "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3";
-    const std::string model_free = "nvcr.io/nim/nvidia/llm-nim:2.0.1";
-    const std::string m_slash = m + "/";  // the views point into it
-    const std::string from_ngc = "container \"e\": NVIDIA NIM loads the model its image names from NGC, not the model image; use a model-free NIM image "
-                                 "with NIM_MODEL_PATH=" + m;
-    const std::vector<Case> cases = {
-        {"a model-specific image, its model from NGC", model_specific, {}, {}, {EnvVarView{"NGC_API_KEY", false, {}}}, false, from_ngc},
-        {"with envFrom, which may set NIM_MODEL_PATH", model_specific, {}, {}, {}, true,
-         "container \"e\": NVIDIA NIM loads the model its image names from NGC (or envFrom's NIM_MODEL_PATH), not the model image; use a model-free "
-         "NIM image with NIM_MODEL_PATH=" + m},
-        {"NIM_MODEL_PATH on the hub", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, "hf://meta-llama/Llama-3.1-8B-Instruct"}}, false,
-         "container \"e\": NIM_MODEL_PATH \"hf://meta-llama/Llama-3.1-8B-Instruct\" is where NVIDIA NIM loads the model from, not the model image; set "
-         "NIM_MODEL_PATH=" + m},
-        {"NIM_MODEL_PATH the mount", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, m_slash}}, false, ""},
-        {"the last NIM_MODEL_PATH is the one read", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, m}, EnvVarView{"NIM_MODEL_PATH", true, "s3://b/x"}}, false,
-         "container \"e\": NIM_MODEL_PATH \"s3://b/x\" is where NVIDIA NIM loads the model from, not the model image; set NIM_MODEL_PATH=" + m},
-        {"NIM_MODEL_PATH from a Secret", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", false, {}}}, false,
-         "container \"e\": NIM_MODEL_PATH (set from a Secret or ConfigMap) is where NVIDIA NIM loads the model from; set NIM_MODEL_PATH=" + m},
-        {"the positional argument wins over NIM_MODEL_PATH", model_free, {}, {"hf://Qwen/Qwen3-8B", "--max-model-len", "8192"},
-         {EnvVarView{"NIM_MODEL_PATH", true, m}}, false,
-         "container \"e\": the model argument \"hf://Qwen/Qwen3-8B\" is where NVIDIA NIM loads the model from, not the model image; pass " + m + " instead"},
-        {"the positional argument the mount", model_free, {}, {m, "--max-model-len", "8192"}, {}, false, ""},
-        {"options only: NIM_MODEL_PATH read", model_free, {}, {"--max-model-len", "8192"}, {EnvVarView{"NIM_MODEL_PATH", true, m}}, false, ""},
-        {"a 1.x multi-LLM image's NIM_MODEL_NAME path", "nvcr.io/nim/nvidia/llm-nim:latest", {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, "/opt/models/local_model"}},
-         false, "container \"e\": NIM_MODEL_NAME \"/opt/models/local_model\" is where NVIDIA NIM loads the model from, not the model image; set NIM_MODEL_NAME=" + m},
-        {"NIM_MODEL_NAME naming a model is no location", model_specific, {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, "meta/llama3-8b-instruct"}}, false, from_ngc},
-        {"NIM_MODEL_NAME the mount", model_free, {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, m}}, false, ""},
-        {"another registry's nim repository is not NIM", "registry.example.com/nim/x:1", {}, {}, {}, false, ""},
-        {"a command of its own is not NIM's entrypoint", model_specific, {"sleep"}, {"infinity"}, {}, false, ""},
-    };
+// An engine that is warned about and never edited: each case's container,
+// planned as selected, is left as it is and says `says` (nothing when empty).
+struct WarnedOnlyCase {
+    const char* name;
+    std::string image;
+    std::vector<std::string> command;
+    std::vector<std::string> args;
+    std::vector<EnvVarView> env;
+    std::string says;
+    bool env_from = false;
+};
+
+void check_warned_only(const std::vector<WarnedOnlyCase>& cases) {
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
             CommandLineContainer container("e", c.command, c.args);
@@ -652,6 +624,41 @@ TEST_CASE("NVIDIA NIM is told where its model comes from, and not edited", "[eng
             }
         }
     }
+}
+
+TEST_CASE("NVIDIA NIM is told where its model comes from, and not edited", "[engine_args]") {
+    const std::string m = "/var/lib/gpustack/model";
+    const std::string model_specific = "nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3.3";
+    const std::string model_free = "nvcr.io/nim/nvidia/llm-nim:2.0.1";
+    const std::string m_slash = m + "/";  // the views point into it
+    const std::string from_ngc = "container \"e\": NVIDIA NIM loads the model its image names from NGC, not the model image; use a model-free NIM image "
+                                 "with NIM_MODEL_PATH=" + m;
+    const std::vector<WarnedOnlyCase> cases = {
+        {"a model-specific image, its model from NGC", model_specific, {}, {}, {EnvVarView{"NGC_API_KEY", false, {}}}, from_ngc},
+        {"with envFrom, which may set NIM_MODEL_PATH", model_specific, {}, {}, {},
+         "container \"e\": NVIDIA NIM loads the model its image names from NGC (or envFrom's NIM_MODEL_PATH), not the model image; use a model-free "
+         "NIM image with NIM_MODEL_PATH=" + m, true},
+        {"NIM_MODEL_PATH on the hub", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, "hf://meta-llama/Llama-3.1-8B-Instruct"}},
+         "container \"e\": NIM_MODEL_PATH \"hf://meta-llama/Llama-3.1-8B-Instruct\" is where NVIDIA NIM loads the model from, not the model image; set "
+         "NIM_MODEL_PATH=" + m},
+        {"NIM_MODEL_PATH the mount", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, m_slash}}, ""},
+        {"the last NIM_MODEL_PATH is the one read", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", true, m}, EnvVarView{"NIM_MODEL_PATH", true, "s3://b/x"}},
+         "container \"e\": NIM_MODEL_PATH \"s3://b/x\" is where NVIDIA NIM loads the model from, not the model image; set NIM_MODEL_PATH=" + m},
+        {"NIM_MODEL_PATH from a Secret", model_free, {}, {}, {EnvVarView{"NIM_MODEL_PATH", false, {}}},
+         "container \"e\": NIM_MODEL_PATH (set from a Secret or ConfigMap) is where NVIDIA NIM loads the model from; set NIM_MODEL_PATH=" + m},
+        {"the positional argument wins over NIM_MODEL_PATH", model_free, {}, {"hf://Qwen/Qwen3-8B", "--max-model-len", "8192"},
+         {EnvVarView{"NIM_MODEL_PATH", true, m}},
+         "container \"e\": the model argument \"hf://Qwen/Qwen3-8B\" is where NVIDIA NIM loads the model from, not the model image; pass " + m + " instead"},
+        {"the positional argument the mount", model_free, {}, {m, "--max-model-len", "8192"}, {}, ""},
+        {"options only: NIM_MODEL_PATH read", model_free, {}, {"--max-model-len", "8192"}, {EnvVarView{"NIM_MODEL_PATH", true, m}}, ""},
+        {"a 1.x multi-LLM image's NIM_MODEL_NAME path", "nvcr.io/nim/nvidia/llm-nim:latest", {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, "/opt/models/local_model"}},
+         "container \"e\": NIM_MODEL_NAME \"/opt/models/local_model\" is where NVIDIA NIM loads the model from, not the model image; set NIM_MODEL_NAME=" + m},
+        {"NIM_MODEL_NAME naming a model is no location", model_specific, {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, "meta/llama3-8b-instruct"}}, from_ngc},
+        {"NIM_MODEL_NAME the mount", model_free, {}, {}, {EnvVarView{"NIM_MODEL_NAME", true, m}}, ""},
+        {"another registry's nim repository is not NIM", "registry.example.com/nim/x:1", {}, {}, {}, ""},
+        {"a command of its own is not NIM's entrypoint", model_specific, {"sleep"}, {"infinity"}, {}, ""},
+    };
+    check_warned_only(cases);
     SECTION("the longest container name and value leave the advice whole") {
         const std::string name(300, 'n'), source = "hf://org/" + std::string(300, 'v');  // the views point into them
         CommandLineContainer container(name, {}, {});
@@ -668,17 +675,9 @@ TEST_CASE("NVIDIA NIM is told where its model comes from, and not edited", "[eng
 }
 
 TEST_CASE("llama.cpp's server is told where its model comes from, and not edited", "[engine_args]") {
-    struct Case {
-        const char* name;
-        std::string image;
-        std::vector<std::string> command;
-        std::vector<std::string> args;
-        std::vector<EnvVarView> env;
-        std::string says;  // empty: no warning
-    };
     const std::string advice = "; pass -m with the GGUF file's path under /var/lib/gpustack/model";
     const std::string gguf = "/var/lib/gpustack/model/qwen2.5-7b-instruct-q4_k_m.gguf";
-    const std::vector<Case> cases = {
+    const std::vector<WarnedOnlyCase> cases = {
         {"-hf from the hub, the CUDA server image", "ghcr.io/ggml-org/llama.cpp:server-cuda", {}, {"-hf", "ggml-org/gemma-3-1b-it-GGUF", "--port", "8080"}, {},
          "container \"e\": -hf \"ggml-org/gemma-3-1b-it-GGUF\" makes llama.cpp download the model" + advice},
         {"--hf-repo beside -m: the download wins", "i", {"llama-server"}, {"-m", gguf, "--hf-repo", "org/x-GGUF"}, {},
@@ -700,20 +699,7 @@ TEST_CASE("llama.cpp's server is told where its model comes from, and not edited
         {"the image's other tags run other tools", "ghcr.io/ggml-org/llama.cpp:full", {}, {"--server", "-m", "/models/x.gguf"}, {}, ""},
         {"-hf to another program is its own", "i", {"hf-mirror"}, {"-hf", "org/x"}, {}, ""},
     };
-    for (const auto& c : cases) {
-        DYNAMIC_SECTION(c.name) {
-            CommandLineContainer container("e", c.command, c.args);
-            container.view.image = c.image;
-            container.view.env = c.env;
-            const ArgvEdits edits = plan_argv_edits(container.view, true);
-            CHECK(edits.empty());
-            if (c.says.empty()) {
-                CHECK(edits.warnings.empty());
-            } else {
-                CHECK(edits.warnings == std::vector<std::string>{c.says});
-            }
-        }
-    }
+    check_warned_only(cases);
     SECTION("the longest container name and value leave the advice whole") {
         const std::string name(300, 'n'), repo = "org/" + std::string(300, 'v');  // the views point into them
         CommandLineContainer container(name, {"llama-server"}, {});
