@@ -400,19 +400,17 @@ private:
         ++requests_served_;
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
                               origin_form(request_.target).rfind("/validate", 0) == 0;
-        if (!may_wait) {
-            // Reviewed now, written after the other connections' requests
-            // that arrived with this one: the answers then go out one after
-            // another, and a client waiting on several is woken once, not
-            // once an answer (a wake-up across CPUs costs the writer more than
-            // a small review). Alone, the answer waits for nothing.
-            net::post(stream_.get_executor(), [self = this->shared_from_this(), a = route_request()]() mutable { self->write_answer(std::move(a)); });
-            return;
-        }
-        net::post(*context_.blocking, [self = this->shared_from_this()] {
-            HttpAnswer a = self->route_request();
-            net::post(self->stream_.get_executor(), [self, a = std::move(a)]() mutable { self->write_answer(std::move(a)); });
-        });
+        if (!may_wait) return post_answer(route_request());
+        net::post(*context_.blocking, [self = this->shared_from_this()] { self->post_answer(self->route_request()); });
+    }
+
+    // The answer is written from the connection's I/O thread, after the other
+    // connections' requests that arrived with this one: the answers then go
+    // out one after another, and a client waiting on several is woken once,
+    // not once an answer (a wake-up across CPUs costs the writer more than a
+    // small review). Alone, the answer waits for nothing.
+    void post_answer(HttpAnswer a) {
+        net::post(stream_.get_executor(), [self = this->shared_from_this(), a = std::move(a)]() mutable { self->write_answer(std::move(a)); });
     }
 
     HttpAnswer route_request() {
