@@ -161,6 +161,21 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"trtllm-serve's grpc command", "i", {"trtllm-serve", "grpc", "/engines/llama"}, {"--port", "50051"}, {"trtllm-serve", "grpc", m, "--port", "50051"}},
         {"trtllm-serve's disaggregated command reads its models from a file", "i", {"trtllm-serve", "disaggregated", "-c", "disagg.yaml"}, {},
          {"trtllm-serve", "disaggregated", "-c", "disagg.yaml"}},
+        {"vllm serve behind a script's \"$@\"", "vllm/vllm-openai:v0.11.0", {"/bin/bash", "-c", "pip install vllm-gguf-plugin && exec vllm serve \"$@\"", "--"},
+         {"Qwen/Q", "--port", "8000", "--download-dir", "/cache"},
+         {"/bin/bash", "-c", "pip install vllm-gguf-plugin && exec vllm serve \"$@\"", "--", m, "--port", "8000", "--served-model-name", "Qwen/Q"}},
+        {"SGLang's module behind sh -ec, its $0 a name", "i", {"sh", "-ec", "nvidia-smi; exec python3 -m sglang.launch_server \"$@\";\n", "sglang"},
+         {"--model-path", "Qwen/Q", "--tp", "2"},
+         {"sh", "-ec", "nvidia-smi; exec python3 -m sglang.launch_server \"$@\";\n", "sglang", "--model-path", m, "--tp", "2", "--served-model-name", "Qwen/Q"}},
+        {"the words \"$@\" passes on in command, unquoted $@", "i", {"bash", "-lc", "/usr/sbin/sshd && vllm serve $@", "vllm", "Qwen/Q"}, {},
+         {"bash", "-lc", "/usr/sbin/sshd && vllm serve $@", "vllm", m, "--served-model-name", "Qwen/Q"}},
+        {"TGI's launcher behind a script's \"${@}\"", "i", {"sh", "-c", "exec text-generation-launcher \"${@}\"", "tgi"}, {"--model-id", "org/x"},
+         {"sh", "-c", "exec text-generation-launcher \"${@}\"", "tgi", "--model-id", m}},
+        {"a script that names its model itself is not read as passing words on", "i", {"sh", "-c", "exec vllm serve Qwen/Q \"$@\"", "--"}, {"--port", "8000"},
+         {"sh", "-c", "exec vllm serve Qwen/Q \"$@\"", "--", "--port", "8000"}},
+        {"a script that passes its words to another program", "i", {"sh", "-c", "vllm serve /var/lib/gpustack/model & exec sidecar \"$@\"", "--"}, {"Qwen/Q"},
+         {"sh", "-c", "vllm serve /var/lib/gpustack/model & exec sidecar \"$@\"", "--", "Qwen/Q"}},
+        {"a script run without -c is a file's name", "i", {"bash", "run.sh", "vllm serve \"$@\""}, {"Qwen/Q"}, {"bash", "run.sh", "vllm serve \"$@\"", "Qwen/Q"}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -292,6 +307,11 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          {"container \"e\": --tokenizer \"org/tok\" names a hub repository"}},
         {"TensorRT-LLM in a shell string", {"bash", "-c", "trtllm-serve serve nvidia/Llama-3.1-8B-Instruct-FP8 --host 0.0.0.0"}, {}, true,
          {"container \"e\": the model \"nvidia/Llama-3.1-8B-Instruct-FP8\" named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
+        {"a script that names its model and passes the rest on", {"sh", "-c", "exec vllm serve Qwen/Q \"$@\"", "--"}, {"--port", "8000"}, true,
+         {"container \"e\": the model \"Qwen/Q\" named inside a shell string is not rewritten, so the engine will still look for it on the hub"}},
+        {"the rewrite behind a script says what changed", {"bash", "-c", "exec vllm serve \"$@\"", "--"}, {"Qwen/Q", "--tokenizer", "Qwen/Q-tok"}, true,
+         {"container \"e\": the model argument \"Qwen/Q\" now reads /var/lib/gpustack/model; --served-model-name \"Qwen/Q\" is added",
+          "container \"e\": --tokenizer \"Qwen/Q-tok\" names a hub repository"}},
         {"TGI's LoRA adapters joined by =, from paths", {"text-generation-launcher", "--model-id=/var/lib/gpustack/model", "--lora-adapters=a=/l/a,b=./b"}, {},
          true, {}},
     };
@@ -510,6 +530,10 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
         {"a container not selected is not told", "i", {"vllm", "serve"}, {"--config", "/etc/vllm/config.yaml"}, false, ""},
         {"a model on the command line beside a config file", "i", {"vllm", "serve", m}, {"--config", "/etc/vllm/config.yaml"}, true, ""},
         {"another program with no model", "i", {"ray", "start", "--head"}, {}, true, ""},
+        {"vllm behind a script, its model taken as the shell's $0", "i", {"bash", "-c", "exec vllm serve \"$@\""}, {"Qwen/Q", "--port", "8000"}, true,
+         "container \"e\": no model in the words after the script's $0: vLLM serves its default model from the hub; pass " + m + " as the model"},
+        {"SGLang behind a script with nothing passed on", "i", {"sh", "-c", "exec python3 -m sglang.launch_server \"$@\"", "sglang"}, {}, true,
+         "container \"e\": no model in the words after the script's $0: SGLang will not start; pass --model-path " + m},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -526,6 +550,15 @@ TEST_CASE("an engine given no model is told where its weights will come from", "
         CommandLineContainer container(name, {"vllm", "serve"}, {"--config=/" + std::string(300, 'c')});
         const ArgvEdits edits = plan_argv_edits(container.view, true);
         REQUIRE(edits.warnings.size() == 1);
+        CHECK(edits.warnings[0].size() <= 256);
+        CHECK(edits.warnings[0].rfind("; pass /var/lib/gpustack/model as the model") == edits.warnings[0].size() - 43);
+    }
+    SECTION("behind a shell script too") {
+        const std::string name(300, 'n');
+        CommandLineContainer container(name, {"sh", "-c", "exec vllm serve \"$@\"", "--"}, {"--config=/" + std::string(300, 'c')});
+        const ArgvEdits edits = plan_argv_edits(container.view, true);
+        REQUIRE(edits.warnings.size() == 1);
+        CHECK(edits.warnings[0].find("no model in the words after the script's $0: the engine loads the one --config") != std::string::npos);
         CHECK(edits.warnings[0].size() <= 256);
         CHECK(edits.warnings[0].rfind("; pass /var/lib/gpustack/model as the model") == edits.warnings[0].size() - 43);
     }

@@ -97,6 +97,7 @@ struct Invocation {
     Engine engine = Engine::none;
     std::size_t after = 0;  // the first word after the engine's own words
     bool positional_model = false;  // vllm serve and sglang serve take the model as their first argument
+    bool forwarded = false;  // started by a shell script's "$@" (engine_behind_shell)
 };
 
 // The engine a container with no `command` runs: its image's entrypoint.
@@ -125,8 +126,8 @@ Invocation recognise_image(std::string_view image) {
     return {};
 }
 
-Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
-    if (c.command.empty()) return recognise_image(c.image);
+// The engine a command line starts with its first word, the program.
+Invocation recognise_program(const std::vector<Word>& words) {
     const std::string_view program = basename(words[0].text());
     if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
     if (program == "text-embeddings-router") return {Engine::tei, 1, false};
@@ -163,6 +164,11 @@ Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
         }
     }
     return {};
+}
+
+Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
+    if (c.command.empty()) return recognise_image(c.image);
+    return recognise_program(words);
 }
 
 // Where a flag's value is: the word after "--flag", or inside "--flag=value".
@@ -207,6 +213,80 @@ bool runs_engine_in_shell_string(std::string_view text) {
     return std::any_of(std::begin(kEngineWords), std::end(kEngineWords), [&](std::string_view word) { return text.find(word) != std::string_view::npos; });
 }
 
+// The runs of text between spaces, tabs and line ends: a shell string's
+// words where it quotes none of those.
+std::vector<std::string_view> split_on_spaces(std::string_view text) {
+    constexpr std::string_view kSpaces = " \t\n\r";
+    std::vector<std::string_view> words;
+    for (std::size_t at = text.find_first_not_of(kSpaces); at != std::string_view::npos; at = text.find_first_not_of(kSpaces, at)) {
+        const std::size_t end = std::min(text.find_first_of(kSpaces, at), text.size());
+        words.push_back(text.substr(at, end - at));
+        at = end;
+    }
+    return words;
+}
+
+bool is_shell(std::string_view program) { return program == "sh" || program == "bash" || program == "dash" || program == "ash" || program == "zsh"; }
+
+// An engine that a shell script starts with the words after it:
+// `bash -c 'pip install x && exec vllm serve "$@"' -- Qwen/Qwen3-8B --port 8000`.
+// The shell takes the first word after the script as its $0 and passes the
+// rest on where the script says "$@": those words are the engine's command
+// line as in exec form, and are edited as such. Only a script whose last
+// command is the engine's own words (after an `exec`) and then "$@" is read
+// so; one that writes anything else there (the model, a flag, a variable)
+// is a shell string, warned about and not edited.
+struct ShellForwarding {
+    std::vector<ArgView> own;  // the engine's own words, in the script
+    std::vector<Word> words;  // those, then the words "$@" stands for
+    Invocation run;  // over `words`: the engine's own words all come before run.after, so no edit falls on them
+};
+
+// The index of a word that is no element of command or args.
+constexpr std::size_t kInScript = static_cast<std::size_t>(-1);
+
+std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& words, const ContainerView& c) {
+    if (c.command.empty() || words.size() < 3 || !is_shell(basename(words[0].text()))) return std::nullopt;
+    // The options before the script, clusters of letters ("-c", "-lc", "-ec"); one of them c.
+    const auto letters = [](std::string_view option) {
+        return std::all_of(option.begin(), option.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); });
+    };
+    std::size_t script_at = 1;
+    bool script_follows = false;
+    for (; script_at < words.size(); ++script_at) {
+        const std::string_view option = words[script_at].text();
+        if (option.size() < 2 || option[0] != '-' || !letters(option.substr(1))) break;
+        script_follows = script_follows || option.find('c') != std::string_view::npos;
+    }
+    if (!script_follows || script_at >= words.size()) return std::nullopt;
+    // The script's last command: what follows its last separator.
+    std::string_view script = words[script_at].text();
+    while (!script.empty() && (script.back() == ';' || script.back() == ' ' || script.back() == '\t' || script.back() == '\n' || script.back() == '\r')) {
+        script.remove_suffix(1);
+    }
+    const std::size_t separator = script.find_last_of(";&|\n");
+    std::vector<std::string_view> last = split_on_spaces(separator == std::string_view::npos ? script : script.substr(separator + 1));
+    if (!last.empty() && last.front() == "exec") last.erase(last.begin());
+    if (last.size() < 2) return std::nullopt;
+    const std::string_view all = last.back();
+    if (all != "\"$@\"" && all != "$@" && all != "\"${@}\"" && all != "${@}") return std::nullopt;
+    last.pop_back();
+    // Plain words only: nothing the shell would expand, quote or assign.
+    for (std::string_view word : last) {
+        if (word.find_first_of("\"'$`\\(){}<>*?[]=") != std::string_view::npos) return std::nullopt;
+    }
+    ShellForwarding out;
+    out.own.reserve(last.size());
+    for (std::string_view word : last) out.own.push_back(ArgView{true, word});
+    out.words.reserve(out.own.size() + words.size());
+    for (const ArgView& word : out.own) out.words.push_back({true, kInScript, &word});
+    for (std::size_t i = script_at + 2; i < words.size(); ++i) out.words.push_back(words[i]);
+    out.run = recognise_program(out.words);
+    if (out.run.engine == Engine::none || out.run.after < out.own.size()) return std::nullopt;
+    out.run.forwarded = true;
+    return std::optional<ShellForwarding>(std::move(out));
+}
+
 // A shell word without one pair of quotes around it.
 std::string_view unquoted(std::string_view word) {
     if (word.size() >= 2 && (word.front() == '"' || word.front() == '\'') && word.back() == word.front()) return word.substr(1, word.size() - 2);
@@ -220,12 +300,7 @@ std::string_view unquoted(std::string_view word) {
 // holds is not known here).
 std::string_view model_in_shell_string(std::string_view text) {
     std::vector<std::string_view> words;
-    for (std::size_t at = 0;;) {
-        at = text.find_first_not_of(" \t\n\r", at);
-        if (at == std::string_view::npos) break;
-        const std::size_t end = std::min(text.find_first_of(" \t\n\r", at), text.size());
-        std::string_view word = text.substr(at, end - at);
-        at = end;
+    for (std::string_view word : split_on_spaces(text)) {
         while (!word.empty() && word.back() == ';') word.remove_suffix(1);
         word = unquoted(word);
         if (!word.empty() && word != "\\") words.push_back(word);
@@ -440,13 +515,17 @@ std::string served_name(std::string_view model, const ContainerView& c) {
 // call it by, so the warning says what to write.
 void warn_no_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string mount(kModelMountPath);
-    std::string said = who(c) + "no model on the command line: ";
-    // At most 240 bytes with the longest container name: the advice at the end is never cut.
+    // Behind a shell script, the word after the script is the shell's $0, not
+    // one of "$@": a model written there is not passed on.
+    std::string said = who(c) + (run.forwarded ? "no model in the words after the script's $0: " : "no model on the command line: ");
+    // At most 255 bytes with the longest container name (240 not behind a
+    // shell), a --config value cut to fit: the advice at the end is never cut.
     if (run.engine == Engine::trtllm) {
         // Its model is a required argument, whatever --config holds.
         said += "TensorRT-LLM will not start; pass " + mount + " as the model";
     } else if (const auto config = find_flag(words, run.after, {"--config"})) {
-        said += "the engine loads the one --config " + quote_value(config->value, 48) + " names; pass " + mount + " as the model";
+        const std::string head = said + "the engine loads the one --config ", tail = " names; pass " + mount + " as the model";
+        said = within_warning_bytes([&](std::size_t max_value) { return head + quote_value(config->value, max_value) + tail; }, head.size() + tail.size(), 1);
     } else if (run.engine == Engine::sglang) {
         said += "SGLang will not start; pass --model-path " + mount;
     } else if (run.engine == Engine::dynamo_trtllm) {
@@ -776,22 +855,7 @@ void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run
     }
 }
 
-void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
-    const Invocation run = recognise(words, c);
-    if (run.engine == Engine::none) {
-        for (const Word& w : words) {
-            if (runs_engine_in_shell_string(w.text())) {
-                // Where the engine will still read the weights from, when the string says.
-                const std::string_view model = model_in_shell_string(w.text());
-                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
-                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
-                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
-                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
-                break;
-            }
-        }
-        return;
-    }
+void plan_engine(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     if (run.engine == Engine::llama_cpp) {
         warn_llama_cpp_model(words, run, c, edits);
         return;  // its other flags name files, not hub repositories
@@ -810,6 +874,29 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
         plan_model_path(words, run, c, edits);
     }
     warn_hub_repositories(words, run, c, edits);
+}
+
+void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+    if (const auto shell = engine_behind_shell(words, c)) {
+        plan_engine(shell->words, shell->run, c, edits);
+        return;
+    }
+    const Invocation run = recognise(words, c);
+    if (run.engine == Engine::none) {
+        for (const Word& w : words) {
+            if (runs_engine_in_shell_string(w.text())) {
+                // Where the engine will still read the weights from, when the string says.
+                const std::string_view model = model_in_shell_string(w.text());
+                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
+                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
+                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
+                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
+                break;
+            }
+        }
+        return;
+    }
+    plan_engine(words, run, c, edits);
 }
 
 }  // namespace

@@ -122,16 +122,57 @@ def served_name(old, env):
     return old
 
 
-def point_engine_at_mount(c, env):
-    """design.md 1.2 rule 5a, written out again: the model argument of vllm
-    serve, vLLM's api_server module, SGLang's launch_server or sglang serve
-    becomes the mount.
-    env: the container's variables before the delivery removed any."""
+SHELLS = ("sh", "bash", "dash", "ash", "zsh")
+
+
+def engine_behind_shell(words):
+    """`sh -c SCRIPT NAME WORDS...` whose script ends by running an engine's
+    own words and then "$@": the shell passes WORDS (not NAME, its $0) on to
+    the engine. The engine's own words and where WORDS start, or None."""
+    if not words or not isinstance(words[0], str) or words[0].rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    i, has_c = 1, False
+    while i < len(words) and isinstance(words[i], str) and re.fullmatch(r"-[A-Za-z]+", words[i]):
+        has_c = has_c or "c" in words[i]
+        i += 1
+    if not has_c or i >= len(words) or not isinstance(words[i], str):
+        return None
+    last = re.split(r"[;&|\n]", words[i].rstrip("; \t\n\r"))[-1].split()
+    if last[:1] == ["exec"]:
+        last = last[1:]
+    if len(last) < 2 or last[-1] not in ('"$@"', "$@", '"${@}"', "${@}"):
+        return None
+    own = last[:-1]
+    if any(re.search(r"[\"'$`\\(){}<>*?\[\]=]", w) for w in own):
+        return None
+    return own, i + 2
+
+
+def point_engine_behind_shell(c, env):
+    """The words a shell script passes on to its engine, edited as the
+    engine's own command line would be: True when the container runs one."""
     command, args = list(c.get("command") or []), list(c.get("args") or [])
-    words = command + args
-    image_repo = c.get("image", "").split("@")[0]
-    if ":" in image_repo.rsplit("/", 1)[-1]:
-        image_repo = image_repo.rsplit(":", 1)[0]
+    found = engine_behind_shell(command + args) if command else None
+    if not found:
+        return False
+    own, start = found
+    engine, after = recognise(own + (command + args)[start:], True, "")
+    if engine is None or after < len(own):
+        return False
+    args_from = max(0, start - len(command))
+    inner = {"image": c.get("image", ""), "command": own + command[start:], "args": args[args_from:]}
+    point_engine_at_mount(inner, env, behind_shell=True)
+    c["command"] = command[:min(start, len(command))] + inner["command"][len(own):]
+    if inner.get("args") or c.get("args") is not None:
+        c["args"] = args[:args_from] + inner.get("args", [])
+    return True
+
+
+def recognise(words, has_command, image_repo):
+    """The engine a command line (or, with no command, the image) runs, and
+    the first word after its own: (None, 0) for none, ("skip", 0) for
+    trtllm-serve's disaggregated commands."""
+    command = words if has_command else []
     engine, after = None, 0
     if not command and image_repo.endswith("vllm-openai"):
         engine, after = "vllm-serve", 0
@@ -157,7 +198,7 @@ def point_engine_at_mount(c, env):
         engine, after = "tei", 1
     elif command and command[0].rsplit("/", 1)[-1] == "trtllm-serve":
         if len(words) > 1 and words[1] in ("disaggregated", "disaggregated_mpi_worker"):
-            return
+            return "skip", 0
         engine, after = "trtllm", 2 if len(words) > 1 and words[1] in ("serve", "grpc", "mm_embedding_serve") else 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         for i in range(1, len(words) - 1):
@@ -169,7 +210,23 @@ def point_engine_at_mount(c, env):
                           "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
                 after = i + 2
                 break
-    if engine is None:
+    return engine, after
+
+
+def point_engine_at_mount(c, env, behind_shell=False):
+    """design.md 1.2 rule 5a, written out again: the model argument of vllm
+    serve, vLLM's api_server module, SGLang's launch_server or sglang serve
+    becomes the mount.
+    env: the container's variables before the delivery removed any."""
+    if not behind_shell and point_engine_behind_shell(c, env):
+        return
+    command, args = list(c.get("command") or []), list(c.get("args") or [])
+    words = command + args
+    image_repo = c.get("image", "").split("@")[0]
+    if ":" in image_repo.rsplit("/", 1)[-1]:
+        image_repo = image_repo.rsplit(":", 1)[0]
+    engine, after = recognise(words, bool(command), image_repo)
+    if engine in (None, "skip"):
         return
     if engine == "kserve-hf":
         point_kserve_server_at_mount(c, command, args, after)
@@ -584,6 +641,10 @@ for name, container in [
     ("the vllm-openai image's entrypoint", {"image": "vllm/vllm-openai:v0.8.5", "args": ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]}),
     ("--served-model-name already given", {"command": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name", "qwen"]}),
     ("--served-model-name= already given", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name=qwen"]}),
+    ("vllm serve behind a script's \"$@\"", {"command": ["/bin/bash", "-c", "pip install vllm-gguf-plugin && exec vllm serve \"$@\"", "--"],
+                                              "args": ["Qwen/Qwen2.5-7B-Instruct", "--download-dir", "/d", "--port", "8000"]}),
+    ("SGLang's module behind sh -ec, the words it passes on in command", {"command": ["sh", "-ec", "exec python3 -m sglang.launch_server \"$@\"", "sglang",
+                                                                                  "--model-path", "Qwen/Qwen2.5-7B-Instruct"], "args": ["--tp", "2"]}),
 ]:
     c = {"name": "engine", "image": "vllm/vllm-openai:v0.8.5"}
     c.update(container)
