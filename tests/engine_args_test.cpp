@@ -175,6 +175,9 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
          {"sh", "-c", "exec vllm serve Qwen/Q \"$@\"", "--", "--port", "8000"}},
         {"a script that passes its words to another program", "i", {"sh", "-c", "vllm serve /var/lib/gpustack/model & exec sidecar \"$@\"", "--"}, {"Qwen/Q"},
          {"sh", "-c", "vllm serve /var/lib/gpustack/model & exec sidecar \"$@\"", "--", "Qwen/Q"}},
+        {"a script that runs the words passed on as the command", "i", {"sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--"}, {"vllm", "serve", "Qwen/Q"},
+         {"sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--", "vllm", "serve", m, "--served-model-name", "Qwen/Q"}},
+        {"a script that runs what is passed on, and nothing is", "i", {"sh", "-c", "exec \"$@\"", "--"}, {}, {"sh", "-c", "exec \"$@\"", "--"}},
         {"a script run without -c is a file's name", "i", {"bash", "run.sh", "vllm serve \"$@\""}, {"Qwen/Q"}, {"bash", "run.sh", "vllm serve \"$@\"", "Qwen/Q"}},
     };
     for (const auto& c : cases) {

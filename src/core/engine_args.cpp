@@ -235,7 +235,9 @@ bool is_shell(std::string_view program) { return program == "sh" || program == "
 // line as in exec form, and are edited as such. Only a script whose last
 // command is the engine's own words (after an `exec`) and then "$@" is read
 // so; one that writes anything else there (the model, a flag, a variable)
-// is a shell string, warned about and not edited.
+// is a shell string, warned about and not edited. A script that ends in
+// `exec "$@"` runs the words passed on as a command: the engine is then
+// recognised among them, as in exec form.
 struct ShellForwarding {
     std::vector<ArgView> own;  // the engine's own words, in the script
     std::vector<Word> words;  // those, then the words "$@" stands for
@@ -267,7 +269,7 @@ std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& word
     const std::size_t separator = script.find_last_of(";&|\n");
     std::vector<std::string_view> last = split_on_spaces(separator == std::string_view::npos ? script : script.substr(separator + 1));
     if (!last.empty() && last.front() == "exec") last.erase(last.begin());
-    if (last.size() < 2) return std::nullopt;
+    if (last.empty()) return std::nullopt;
     const std::string_view all = last.back();
     if (all != "\"$@\"" && all != "$@" && all != "\"${@}\"" && all != "${@}") return std::nullopt;
     last.pop_back();
@@ -281,6 +283,7 @@ std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& word
     out.words.reserve(out.own.size() + words.size());
     for (const ArgView& word : out.own) out.words.push_back({true, kInScript, &word});
     for (std::size_t i = script_at + 2; i < words.size(); ++i) out.words.push_back(words[i]);
+    if (out.words.empty()) return std::nullopt;  // `exec "$@"` with nothing passed on
     out.run = recognise_program(out.words);
     if (out.run.engine == Engine::none || out.run.after < out.own.size()) return std::nullopt;
     out.run.forwarded = true;

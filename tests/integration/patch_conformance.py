@@ -127,8 +127,9 @@ SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
 def engine_behind_shell(words):
     """`sh -c SCRIPT NAME WORDS...` whose script ends by running an engine's
-    own words and then "$@": the shell passes WORDS (not NAME, its $0) on to
-    the engine. The engine's own words and where WORDS start, or None."""
+    own words and then "$@" (or `exec "$@"`, WORDS being the command): the
+    shell passes WORDS (not NAME, its $0) on to the engine. The engine's own
+    words and where WORDS start, or None."""
     if not words or not isinstance(words[0], str) or words[0].rsplit("/", 1)[-1] not in SHELLS:
         return None
     i, has_c = 1, False
@@ -140,7 +141,7 @@ def engine_behind_shell(words):
     last = re.split(r"[;&|\n]", words[i].rstrip("; \t\n\r"))[-1].split()
     if last[:1] == ["exec"]:
         last = last[1:]
-    if len(last) < 2 or last[-1] not in ('"$@"', "$@", '"${@}"', "${@}"):
+    if not last or last[-1] not in ('"$@"', "$@", '"${@}"', "${@}"):
         return None
     own = last[:-1]
     if any(re.search(r"[\"'$`\\(){}<>*?\[\]=]", w) for w in own):
@@ -225,7 +226,8 @@ def point_engine_at_mount(c, env, behind_shell=False):
     image_repo = c.get("image", "").split("@")[0]
     if ":" in image_repo.rsplit("/", 1)[-1]:
         image_repo = image_repo.rsplit(":", 1)[0]
-    engine, after = recognise(words, bool(command), image_repo)
+    # Behind a shell, the words passed on are a command line even where none of them is in command.
+    engine, after = recognise(words, bool(command) or behind_shell, image_repo)
     if engine in (None, "skip"):
         return
     if engine == "kserve-hf":
@@ -643,6 +645,8 @@ for name, container in [
     ("--served-model-name= already given", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name=qwen"]}),
     ("vllm serve behind a script's \"$@\"", {"command": ["/bin/bash", "-c", "pip install vllm-gguf-plugin && exec vllm serve \"$@\"", "--"],
                                               "args": ["Qwen/Qwen2.5-7B-Instruct", "--download-dir", "/d", "--port", "8000"]}),
+    ("the words a script runs as its command", {"command": ["sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--"],
+                                                 "args": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--revision", "main"]}),
     ("SGLang's module behind sh -ec, the words it passes on in command", {"command": ["sh", "-ec", "exec python3 -m sglang.launch_server \"$@\"", "sglang",
                                                                                   "--model-path", "Qwen/Qwen2.5-7B-Instruct"], "args": ["--tp", "2"]}),
 ]:
