@@ -1,6 +1,7 @@
 // The engine's command line: download flags out, the model argument pointed
 // at the mount, in every form vLLM, SGLang, KServe's Hugging Face server, TGI,
-// TEI and TensorRT-LLM's trtllm-serve are started in exec form.
+// TEI and TensorRT-LLM's trtllm-serve are started in exec form, or behind a
+// shell script that passes its words on to them.
 #include "model_image_webhook/engine_args.hpp"
 
 #include <catch2/catch.hpp>
@@ -167,7 +168,7 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"SGLang's module behind sh -ec, its $0 a name", "i", {"sh", "-ec", "nvidia-smi; exec python3 -m sglang.launch_server \"$@\";\n", "sglang"},
          {"--model-path", "Qwen/Q", "--tp", "2"},
          {"sh", "-ec", "nvidia-smi; exec python3 -m sglang.launch_server \"$@\";\n", "sglang", "--model-path", m, "--tp", "2", "--served-model-name", "Qwen/Q"}},
-        {"the words \"$@\" passes on in command, unquoted $@", "i", {"bash", "-lc", "/usr/sbin/sshd && vllm serve $@", "vllm", "Qwen/Q"}, {},
+        {"an unquoted $@, the words it passes on in command", "i", {"bash", "-lc", "/usr/sbin/sshd && vllm serve $@", "vllm", "Qwen/Q"}, {},
          {"bash", "-lc", "/usr/sbin/sshd && vllm serve $@", "vllm", m, "--served-model-name", "Qwen/Q"}},
         {"TGI's launcher behind a script's \"${@}\"", "i", {"sh", "-c", "exec text-generation-launcher \"${@}\"", "tgi"}, {"--model-id", "org/x"},
          {"sh", "-c", "exec text-generation-launcher \"${@}\"", "tgi", "--model-id", m}},

@@ -62,8 +62,8 @@ def the_examples_give_the_expected_report():
 
 @test
 def manifests_shaped_as_the_public_serving_examples():
-    """vLLM, SGLang, LeaderWorkerSet, KServe, TGI, TEI, NVIDIA Dynamo, TensorRT-LLM and llama.cpp deployments as their projects
-    publish them (tests/fixtures/serving), opted in: the report is the one
+    """vLLM, SGLang, LeaderWorkerSet, KServe, TGI, TEI, NVIDIA Dynamo, TensorRT-LLM, llama.cpp and NVIDIA NIM deployments as their
+    projects publish them, and wrapper entrypoints as their users write them (tests/fixtures/serving), opted in: the report is the one
     kept beside them, and each rendered object, read back, is left alone."""
     serving = os.path.join("tests", "fixtures", "serving")
     code, out, _ = run("--kube-version", "v1.35.0", serving)
