@@ -179,6 +179,10 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"a script that runs the words passed on as the command", "i", {"sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--"}, {"vllm", "serve", "Qwen/Q"},
          {"sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--", "vllm", "serve", m, "--served-model-name", "Qwen/Q"}},
         {"a script that runs what is passed on, and nothing is", "i", {"sh", "-c", "exec \"$@\"", "--"}, {}, {"sh", "-c", "exec \"$@\"", "--"}},
+        {"bash's options before -c: a long one, and o taking a name", "i", {"/bin/bash", "--noprofile", "-eo", "pipefail", "+x", "-c", "exec vllm serve \"$@\"", "--"},
+         {"Qwen/Q"}, {"/bin/bash", "--noprofile", "-eo", "pipefail", "+x", "-c", "exec vllm serve \"$@\"", "--", m, "--served-model-name", "Qwen/Q"}},
+        {"-o's name is no script", "i", {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--"}, {"Qwen/Q"},
+         {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--", "Qwen/Q"}},
         {"a script run without -c is a file's name", "i", {"bash", "run.sh", "vllm serve \"$@\""}, {"Qwen/Q"}, {"bash", "run.sh", "vllm serve \"$@\"", "Qwen/Q"}},
     };
     for (const auto& c : cases) {

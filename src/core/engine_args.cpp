@@ -249,16 +249,24 @@ constexpr std::size_t kInScript = static_cast<std::size_t>(-1);
 
 std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& words, const ContainerView& c) {
     if (c.command.empty() || words.size() < 3 || !is_shell(basename(words[0].text()))) return std::nullopt;
-    // The options before the script, clusters of letters ("-c", "-lc", "-ec"); one of them c.
-    const auto letters = [](std::string_view option) {
-        return std::all_of(option.begin(), option.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); });
+    // The options before the script: clusters of letters after - or + ("-c",
+    // "-lc", "-ec", "+x"), one of them a -c; each o or O in a cluster takes
+    // the next word as its name ("-o pipefail", "-eo pipefail"); and bash's
+    // long options ("--login", "--noprofile").
+    const auto letters = [](std::string_view text, bool hyphens) {
+        return std::all_of(text.begin(), text.end(), [&](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (hyphens && ch == '-'); });
     };
     std::size_t script_at = 1;
     bool script_follows = false;
-    for (; script_at < words.size(); ++script_at) {
+    while (script_at < words.size()) {
         const std::string_view option = words[script_at].text();
-        if (option.size() < 2 || option[0] != '-' || !letters(option.substr(1))) break;
-        script_follows = script_follows || option.find('c') != std::string_view::npos;
+        if (option.size() > 2 && option.rfind("--", 0) == 0 && letters(option.substr(2), true)) {
+            ++script_at;
+            continue;
+        }
+        if (option.size() < 2 || (option[0] != '-' && option[0] != '+') || !letters(option.substr(1), false)) break;
+        script_follows = script_follows || (option[0] == '-' && option.find('c') != std::string_view::npos);
+        script_at += 1 + static_cast<std::size_t>(std::count(option.begin(), option.end(), 'o') + std::count(option.begin(), option.end(), 'O'));
     }
     if (!script_follows || script_at >= words.size()) return std::nullopt;
     // The script's last command: what follows its last separator.

@@ -133,9 +133,14 @@ def engine_behind_shell(words):
     if not words or not isinstance(words[0], str) or words[0].rsplit("/", 1)[-1] not in SHELLS:
         return None
     i, has_c = 1, False
-    while i < len(words) and isinstance(words[i], str) and re.fullmatch(r"-[A-Za-z]+", words[i]):
-        has_c = has_c or "c" in words[i]
-        i += 1
+    while i < len(words) and isinstance(words[i], str):
+        if re.fullmatch(r"--[A-Za-z-]+", words[i]):  # bash's long options
+            i += 1
+        elif re.fullmatch(r"[-+][A-Za-z]+", words[i]):  # an o or O takes the next word as its name
+            has_c = has_c or (words[i][0] == "-" and "c" in words[i])
+            i += 1 + words[i].count("o") + words[i].count("O")
+        else:
+            break
     if not has_c or i >= len(words) or not isinstance(words[i], str):
         return None
     last = re.split(r"[;&|\n]", words[i].rstrip("; \t\n\r"))[-1].split()
@@ -645,6 +650,8 @@ for name, container in [
     ("--served-model-name= already given", {"command": ["vllm", "serve"], "args": ["--model", "Qwen/Qwen2.5-7B-Instruct", "--served-model-name=qwen"]}),
     ("vllm serve behind a script's \"$@\"", {"command": ["/bin/bash", "-c", "pip install vllm-gguf-plugin && exec vllm serve \"$@\"", "--"],
                                               "args": ["Qwen/Qwen2.5-7B-Instruct", "--download-dir", "/d", "--port", "8000"]}),
+    ("bash's options before -c", {"command": ["/bin/bash", "--noprofile", "-eo", "pipefail", "-c", "exec vllm serve \"$@\"", "--"],
+                                   "args": ["Qwen/Qwen2.5-7B-Instruct"]}),
     ("the words a script runs as its command", {"command": ["sh", "-c", "ulimit -n 65536 && exec \"$@\"", "--"],
                                                  "args": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--revision", "main"]}),
     ("SGLang's module behind sh -ec, the words it passes on in command", {"command": ["sh", "-ec", "exec python3 -m sglang.launch_server \"$@\"", "sglang",
