@@ -213,10 +213,12 @@ bool runs_engine_in_shell_string(std::string_view text) {
     return std::any_of(std::begin(kEngineWords), std::end(kEngineWords), [&](std::string_view word) { return text.find(word) != std::string_view::npos; });
 }
 
+// What separates a shell string's words where it quotes none of them.
+constexpr std::string_view kSpaces = " \t\n\r";
+
 // The runs of text between spaces, tabs and line ends: a shell string's
 // words where it quotes none of those.
 std::vector<std::string_view> split_on_spaces(std::string_view text) {
-    constexpr std::string_view kSpaces = " \t\n\r";
     std::vector<std::string_view> words;
     for (std::size_t at = text.find_first_not_of(kSpaces); at != std::string_view::npos; at = text.find_first_not_of(kSpaces, at)) {
         const std::size_t end = std::min(text.find_first_of(kSpaces, at), text.size());
@@ -269,11 +271,10 @@ std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& word
         script_at += 1 + static_cast<std::size_t>(std::count(option.begin(), option.end(), 'o') + std::count(option.begin(), option.end(), 'O'));
     }
     if (!script_follows || script_at >= words.size()) return std::nullopt;
-    // The script's last command: what follows its last separator.
+    // The script's last command: what follows its last separator, once
+    // trailing spaces and semicolons are dropped.
     std::string_view script = words[script_at].text();
-    while (!script.empty() && (script.back() == ';' || script.back() == ' ' || script.back() == '\t' || script.back() == '\n' || script.back() == '\r')) {
-        script.remove_suffix(1);
-    }
+    script = script.substr(0, script.find_last_not_of(std::string(kSpaces) + ";") + 1);  // npos + 1: nothing left
     const std::size_t separator = script.find_last_of(";&|\n");
     std::vector<std::string_view> last = split_on_spaces(separator == std::string_view::npos ? script : script.substr(separator + 1));
     if (!last.empty() && last.front() == "exec") last.erase(last.begin());
