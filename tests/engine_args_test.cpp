@@ -184,6 +184,24 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"-o's name is no script", "i", {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--"}, {"Qwen/Q"},
          {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--", "Qwen/Q"}},
         {"a script run without -c is a file's name", "i", {"bash", "run.sh", "vllm serve \"$@\""}, {"Qwen/Q"}, {"bash", "run.sh", "vllm serve \"$@\"", "Qwen/Q"}},
+        {"vllm serve started by tini", "i", {"/usr/bin/tini", "--", "vllm", "serve"}, {"Qwen/Q", "--port", "8000"},
+         {"/usr/bin/tini", "--", "vllm", "serve", m, "--port", "8000", "--served-model-name", "Qwen/Q"}},
+        {"SGLang's module started by tini with its options, a signal's value joined and apart", "i",
+         {"tini", "-sg", "-p", "SIGTERM", "-e143", "--", "python3", "-m", "sglang.launch_server"}, {"--model-path", "Qwen/Q"},
+         {"tini", "-sg", "-p", "SIGTERM", "-e143", "--", "python3", "-m", "sglang.launch_server", "--model-path", m, "--served-model-name", "Qwen/Q"}},
+        {"vllm serve started by dumb-init, no -- before it", "i", {"dumb-init", "--single-child", "-r", "15:2", "vllm", "serve", "Qwen/Q"}, {},
+         {"dumb-init", "--single-child", "-r", "15:2", "vllm", "serve", m, "--served-model-name", "Qwen/Q"}},
+        {"env's variables: a hub one removed, the others kept", "i", {"env", "-u", "PYTHONPATH", "VLLM_LOGGING_LEVEL=DEBUG", "HF_HUB_ENABLE_HF_TRANSFER=1", "vllm"},
+         {"serve", "Qwen/Q"}, {"env", "-u", "PYTHONPATH", "VLLM_LOGGING_LEVEL=DEBUG", "vllm", "serve", m, "--served-model-name", "Qwen/Q"}},
+        {"TensorRT-LLM's MPI launcher, behind tini", "i", {"tini", "--", "trtllm-llmapi-launch", "trtllm-serve", "serve"}, {"nvidia/Q-FP8", "--tp_size", "8"},
+         {"tini", "--", "trtllm-llmapi-launch", "trtllm-serve", "serve", m, "--tp_size", "8"}},
+        {"a shell script behind tini, passing its words on", "i", {"tini", "--", "bash", "-c", "exec vllm serve \"$@\"", "--"}, {"Qwen/Q"},
+         {"tini", "--", "bash", "-c", "exec vllm serve \"$@\"", "--", m, "--served-model-name", "Qwen/Q"}},
+        {"a script that starts the engine through tini", "i", {"sh", "-c", "exec tini -- vllm serve \"$@\"", "--"}, {"Qwen/Q"},
+         {"sh", "-c", "exec tini -- vllm serve \"$@\"", "--", m, "--served-model-name", "Qwen/Q"}},
+        {"env -S splits a string as a shell does: not read", "i", {"env", "-S", "vllm serve Qwen/Q"}, {}, {"env", "-S", "vllm serve Qwen/Q"}},
+        {"an option a launcher does not have: not read", "i", {"tini", "-x", "vllm", "serve", "Qwen/Q"}, {}, {"tini", "-x", "vllm", "serve", "Qwen/Q"}},
+        {"a launcher with nothing to run", "i", {"dumb-init", "--"}, {}, {"dumb-init", "--"}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -438,6 +456,34 @@ TEST_CASE("a download step that set a token or a proxy is told it runs without t
                   std::string("container \"fetch\": huggingface-cli download still fetches from the hub") +
                       (c.loses ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "") +
                       "; the model image holds the weights: drop the step");
+        }
+    }
+}
+
+TEST_CASE("env's hub and proxy variables leave every container's command line, as they leave its env", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::vector<std::string> command;
+        std::vector<std::string> args;
+        std::vector<std::string> after;  // command then args, once edited
+        const char* warning;  // the one warning's start, or empty
+    };
+    const std::vector<Case> cases = {
+        {"a download step given a token and a proxy by env", {"env", "HF_TOKEN=hf_secret", "https_proxy=http://p:3128", "LANG=C"},
+         {"huggingface-cli", "download", "Qwen/Q"}, {"env", "LANG=C", "huggingface-cli", "download", "Qwen/Q"},
+         "container \"fetch\": huggingface-cli download still fetches from the hub, now without its hub and proxy variables"},
+        {"behind tini, env's options first", {"tini", "--", "env", "-i", "HF_HUB_OFFLINE=1", "./serve.sh"}, {}, {"tini", "--", "env", "-i", "./serve.sh"}, ""},
+        {"words after the command are its own", {"env", "LANG=C", "./run.sh"}, {"HF_TOKEN=x"}, {"env", "LANG=C", "./run.sh", "HF_TOKEN=x"}, ""},
+        {"with no command, the words are the entrypoint's", {}, {"env", "HF_TOKEN=x", "run"}, {"env", "HF_TOKEN=x", "run"}, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            CommandLineContainer container("fetch", c.command, c.args);
+            const ArgvEdits edits = plan_argv_edits(container.view, false);
+            CHECK(applied(c.command, c.args, edits) == c.after);
+            check_single_warning(edits, c.warning);
+            // The values are never worded into a warning.
+            for (const auto& w : edits.warnings) CHECK(w.find("hf_secret") == std::string::npos);
         }
     }
 }

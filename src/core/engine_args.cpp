@@ -126,32 +126,122 @@ Invocation recognise_image(std::string_view image) {
     return {};
 }
 
-// The engine a command line starts with its first word, the program.
-Invocation recognise_program(const std::vector<Word>& words) {
-    const std::string_view program = basename(words[0].text());
-    if (program == "text-generation-launcher") return {Engine::tgi, 1, false};
-    if (program == "text-embeddings-router") return {Engine::tei, 1, false};
-    if (program == "llama-server") return {Engine::llama_cpp, 1, false};
+// A program that sets its process up and then runs the rest of its words
+// as the command, and its options as it reads them (getopt: clusters of
+// letters after '-', a letter that takes a value taking the rest of its
+// cluster or the next word; long options after "--", a value joined by '='
+// or the next word; "--" ends them, as does the first word that is none).
+struct Launcher {
+    std::string_view program;
+    std::string_view letters;  // short options without a value
+    std::string_view valued_letters;  // short options that take one
+    std::array<std::string_view, 7> long_options;  // without a value (or an optional one, joined by '=')
+    std::array<std::string_view, 2> valued_long_options;
+    bool assignments;  // NAME=VALUE words before the command set its variables
+};
+
+// Init processes that images and Pods put before a server (tini,
+// dumb-init), env with the variables it sets, and TensorRT-LLM's launcher,
+// which runs its words under MPI. env -S (--split-string) splits a string
+// as a shell would: it is read no further.
+constexpr Launcher kLaunchers[] = {
+    {"tini", "hsvwgl", "pe", {}, {}, false},
+    {"dumb-init", "hvVc", "r", {"single-child", "verbose", "version", "help"}, {"rewrite"}, false},
+    {"env", "i0v", "uC", {"ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"},
+     {"unset", "chdir"}, true},
+    {"trtllm-llmapi-launch", "", "", {}, {}, false},
+};
+
+// The word after one launcher's own words (its program at `at`), or `at`
+// where they are not read as above (an option it does not have, or none
+// after them).
+std::size_t past_launcher(const std::vector<Word>& words, std::size_t at, const Launcher& launcher, std::vector<std::size_t>* assignments) {
+    const auto among = [](std::string_view name, const auto& names) { return !name.empty() && std::find(names.begin(), names.end(), name) != names.end(); };
+    std::size_t i = at + 1;
+    for (; i < words.size(); ++i) {
+        const std::string_view word = words[i].text();
+        if (word == "--") {
+            ++i;
+            break;
+        }
+        if (word == "-" && launcher.assignments) continue;  // env's old spelling of -i
+        if (word.size() < 2 || word[0] != '-') break;
+        if (word[1] == '-') {
+            const std::string_view name = word.substr(2, word.find('=') - 2);
+            if (among(name, launcher.long_options)) continue;
+            if (!among(name, launcher.valued_long_options)) return at;
+            if (name.size() + 2 == word.size() && ++i == words.size()) return at;  // "--unset NAME"
+            continue;
+        }
+        for (std::size_t k = 1; k < word.size(); ++k) {
+            if (launcher.letters.find(word[k]) != std::string_view::npos) continue;
+            if (launcher.valued_letters.find(word[k]) == std::string_view::npos) return at;
+            if (k + 1 == word.size() && ++i == words.size()) return at;  // "-u NAME"; "-uNAME" takes the rest
+            break;
+        }
+    }
+    if (launcher.assignments) {
+        for (; i < words.size() && words[i].text().find('=') != std::string_view::npos; ++i) {
+            if (assignments != nullptr) assignments->push_back(i);
+        }
+    }
+    return i < words.size() ? i : at;
+}
+
+// The first word of the command a command line runs once the launchers it
+// starts with have run it (`tini -- vllm serve ...`, `env
+// VLLM_LOGGING_LEVEL=DEBUG vllm serve ...`, one launcher behind another
+// too): 0 for a command line that starts with no launcher. `assignments`
+// takes the indices of env's NAME=VALUE words.
+std::size_t past_launchers(const std::vector<Word>& words, std::vector<std::size_t>* assignments = nullptr) {
+    // Each selected container's command line is asked: its program is told
+    // from the launchers by its last byte before any name is compared.
+    const auto launcher_of = [](std::string_view program) -> const Launcher* {
+        for (const Launcher& l : kLaunchers) {
+            if (!program.empty() && program.back() == l.program.back() && basename(program) == l.program) return &l;
+        }
+        return nullptr;
+    };
+    std::size_t at = 0;
+    while (at < words.size()) {
+        const Launcher* launcher = launcher_of(words[at].text());
+        if (launcher == nullptr) break;
+        const std::size_t next = past_launcher(words, at, *launcher, assignments);
+        if (next == at) break;
+        at = next;
+    }
+    return at;
+}
+
+// The engine a command line starts with its program, the word at `at`: its
+// first, or the first after the launchers before it (past_launchers).
+Invocation recognise_program(const std::vector<Word>& words, std::size_t at) {
+    if (at >= words.size()) return {};
+    const auto word = [&](std::size_t k) { return at + k < words.size() ? words[at + k].text() : std::string_view(); };
+    const auto engine = [&](Engine e, std::size_t after, bool positional_model) { return Invocation{e, std::min(at + after, words.size()), positional_model}; };
+    const std::string_view program = basename(word(0));
+    if (program == "text-generation-launcher") return engine(Engine::tgi, 1, false);
+    if (program == "text-embeddings-router") return engine(Engine::tei, 1, false);
+    if (program == "llama-server") return engine(Engine::llama_cpp, 1, false);
     if (program == "trtllm-serve") {
         // Its commands that take the model as their argument; with none of
         // its commands first, it runs `serve`. The disaggregated ones read
         // their models from a configuration file.
-        const std::string_view command = words.size() > 1 ? words[1].text() : std::string_view();
-        if (command == "serve" || command == "grpc" || command == "mm_embedding_serve") return {Engine::trtllm, 2, false};
+        const std::string_view command = word(1);
+        if (command == "serve" || command == "grpc" || command == "mm_embedding_serve") return engine(Engine::trtllm, 2, false);
         if (command == "disaggregated" || command == "disaggregated_mpi_worker") return {};
-        return {Engine::trtllm, 1, false};
+        return engine(Engine::trtllm, 1, false);
     }
-    const bool serve = words.size() > 1 && words[1].text() == "serve";
-    if (serve && program == "vllm") return {Engine::vllm_serve, 2, true};
+    const bool serve = word(1) == "serve";
+    if (serve && program == "vllm") return engine(Engine::vllm_serve, 2, true);
     if (serve && program == "sglang") {
         // `sglang serve` takes its --model-type before anything else, then the
         // model as its first argument or as --model-path.
-        const std::string_view first = words.size() > 2 ? words[2].text() : std::string_view();
-        const std::size_t after = first == "--model-type" ? 4 : first.rfind("--model-type=", 0) == 0 ? 3 : 2;
-        return {Engine::sglang, std::min(after, words.size()), true};
+        const std::string_view first = word(2);
+        return engine(Engine::sglang, first == "--model-type" ? 4 : first.rfind("--model-type=", 0) == 0 ? 3 : 2, true);
     }
     if (is_python(program)) {
-        for (std::size_t i = 1; i + 1 < words.size(); ++i) {
+        for (std::size_t i = at + 1; i + 1 < words.size(); ++i) {
             if (words[i].text() != "-m") continue;
             const std::string_view module = words[i + 1].text();
             // NVIDIA Dynamo's workers take vLLM's and SGLang's own arguments.
@@ -166,9 +256,10 @@ Invocation recognise_program(const std::vector<Word>& words) {
     return {};
 }
 
-Invocation recognise(const std::vector<Word>& words, const ContainerView& c) {
+// program_at: where the program is once launchers have run it (past_launchers).
+Invocation recognise(const std::vector<Word>& words, std::size_t program_at, const ContainerView& c) {
     if (c.command.empty()) return recognise_image(c.image);
-    return recognise_program(words);
+    return recognise_program(words, program_at);
 }
 
 // Where a flag's value is: the word after "--flag", or inside "--flag=value".
@@ -249,8 +340,9 @@ struct ShellForwarding {
 // The index of a word that is no element of command or args.
 constexpr std::size_t kInScript = static_cast<std::size_t>(-1);
 
-std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& words, const ContainerView& c) {
-    if (c.command.empty() || words.size() < 3 || !is_shell(basename(words[0].text()))) return std::nullopt;
+// shell_at: where the program is once launchers have run it (`tini -- bash -c ...`).
+std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& words, std::size_t shell_at, const ContainerView& c) {
+    if (c.command.empty() || shell_at + 3 > words.size() || !is_shell(basename(words[shell_at].text()))) return std::nullopt;
     // The options before the script: clusters of letters after - or + ("-c",
     // "-lc", "-ec", "+x"), one of them a -c; each o or O in a cluster takes
     // the next word as its name ("-o pipefail", "-eo pipefail"); and bash's
@@ -258,7 +350,7 @@ std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& word
     const auto letters = [](std::string_view text, bool hyphens) {
         return std::all_of(text.begin(), text.end(), [&](char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (hyphens && ch == '-'); });
     };
-    std::size_t script_at = 1;
+    std::size_t script_at = shell_at + 1;
     bool script_follows = false;
     while (script_at < words.size()) {
         const std::string_view option = words[script_at].text();
@@ -293,7 +385,7 @@ std::optional<ShellForwarding> engine_behind_shell(const std::vector<Word>& word
     for (const ArgView& word : out.own) out.words.push_back({true, kInScript, &word});
     for (std::size_t i = script_at + 2; i < words.size(); ++i) out.words.push_back(words[i]);
     if (out.words.empty()) return std::nullopt;  // `exec "$@"` with nothing passed on
-    out.run = recognise_program(out.words);
+    out.run = recognise_program(out.words, past_launchers(out.words));
     if (out.run.engine == Engine::none || out.run.after < out.own.size()) return std::nullopt;
     out.run.forwarded = true;
     return std::optional<ShellForwarding>(std::move(out));
@@ -453,6 +545,25 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
     sort_removals(edits);
 }
 
+// env's NAME=VALUE words before the command set its variables as the
+// container's env does: a download variable set so is removed, as its entry
+// in env would be. (With no command, the words are the image entrypoint's.)
+// True when one is.
+bool plan_launcher_assignments(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+    if (c.command.empty()) return false;
+    std::vector<std::size_t> assignments;
+    past_launchers(words, &assignments);
+    bool removed = false;
+    for (const std::size_t i : assignments) {
+        const std::string_view text = words[i].text();
+        if (is_download_env(text.substr(0, text.find('=')))) {
+            remove_word(edits, words[i]);
+            removed = true;
+        }
+    }
+    return removed;
+}
+
 // The hubs' own download commands, as a step that fetches weights writes them
 // (an init container, or a script before the server).
 constexpr std::string_view kDownloadCommands[] = {"huggingface-cli download", "hf download", "modelscope download"};
@@ -489,11 +600,11 @@ bool is_kserve_storage_initializer(const ContainerView& c) {
 // A download step is not edited (it may fetch what the image lacks, a
 // tokenizer or a dataset), but the weights it fetches are the image's, and
 // where it set a token or a proxy, it now runs without them.
-void plan_download_step(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
+void plan_download_step(const std::vector<Word>& words, const ContainerView& c, bool loses_assignments, ArgvEdits& edits) {
     const bool kserve = is_kserve_storage_initializer(c);
     const std::string_view command = kserve ? std::string_view() : download_command(words);
     if (!kserve && command.empty()) return;
-    const bool loses_env = std::any_of(c.env.begin(), c.env.end(), [](const EnvVarView& e) { return is_download_env(e.name); });
+    const bool loses_env = loses_assignments || std::any_of(c.env.begin(), c.env.end(), [](const EnvVarView& e) { return is_download_env(e.name); });
     const char* const without = loses_env ? ", now without its hub and proxy variables (a gated or proxied download fails)" : "";
     if (kserve) {
         // KServe writes the step from the InferenceService's storageUri: the
@@ -889,11 +1000,12 @@ void plan_engine(const std::vector<Word>& words, const Invocation& run, const Co
 }
 
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
-    if (const auto shell = engine_behind_shell(words, c)) {
+    const std::size_t program_at = past_launchers(words);
+    if (const auto shell = engine_behind_shell(words, program_at, c)) {
         plan_engine(shell->words, shell->run, c, edits);
         return;
     }
-    const Invocation run = recognise(words, c);
+    const Invocation run = recognise(words, program_at, c);
     if (run.engine == Engine::none) {
         for (const Word& w : words) {
             if (runs_engine_in_shell_string(w.text())) {
@@ -916,8 +1028,9 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
 ArgvEdits plan_argv_edits(const ContainerView& c, bool selected) {
     ArgvEdits edits;
     std::vector<Word> words = command_line(c);
-    plan_download_flags(words, c, edits);
-    plan_download_step(words, c, edits);
+    const bool loses_assignments = plan_launcher_assignments(words, c, edits);
+    plan_download_flags(words, c, edits);  // sorts the removals, these too
+    plan_download_step(words, c, loses_assignments, edits);
     if (!selected) return edits;
     // The engine and its model are found on the command line as it will be
     // once the download flags are gone, as a second pass would see it: a

@@ -124,15 +124,99 @@ def served_name(old, env):
 
 SHELLS = ("sh", "bash", "dash", "ash", "zsh")
 
+# Programs that run the rest of their words as the command, as getopt reads
+# their options: (letters without a value, letters with one, long options
+# without a value, long options with one, whether NAME=VALUE words follow).
+LAUNCHERS = {
+    "tini": ("hsvwgl", "pe", (), (), False),
+    "dumb-init": ("hvVc", "r", ("single-child", "verbose", "version", "help"), ("rewrite",), False),
+    "env": ("i0v", "uC", ("ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal",
+                          "list-signal-handling"), ("unset", "chdir"), True),
+    "trtllm-llmapi-launch": ("", "", (), (), False),
+}
+
+
+def launcher_end(words, at):
+    """Where the command of the launcher at `at` starts, and env's
+    assignments before it; (at, []) where the launcher's words do not read
+    as it reads them."""
+    letters, valued, longs, valued_longs, assigns = LAUNCHERS[words[at].rsplit("/", 1)[-1]]
+    i = at + 1
+    while i < len(words):
+        w = words[i]
+        if not isinstance(w, str):
+            break
+        if w == "--":
+            i += 1
+            break
+        if w == "-" and assigns:
+            i += 1
+            continue
+        if not re.match(r"-.", w):
+            break
+        m = re.fullmatch(r"--([^=]*)(=.*)?", w)
+        if m:
+            if m.group(1) in longs:
+                i += 1
+            elif m.group(1) in valued_longs:
+                i += 1 if m.group(2) else 2
+            else:
+                return at, []
+            continue
+        for k, ch in enumerate(w[1:], start=1):
+            if ch in valued:
+                i += 1 if k + 1 < len(w) else 2
+                break
+            if ch not in letters:
+                return at, []
+        else:
+            i += 1
+    if i > len(words):
+        return at, []
+    assigned = []
+    while assigns and i < len(words) and isinstance(words[i], str) and "=" in words[i]:
+        assigned.append(i)
+        i += 1
+    return (i, assigned) if i < len(words) else (at, [])
+
+
+def past_launchers(words):
+    """The first word of the command once the launchers before it have run
+    it (one behind another too), and the positions of env's assignments."""
+    at, assigned = 0, []
+    while at < len(words) and isinstance(words[at], str) and words[at].rsplit("/", 1)[-1] in LAUNCHERS:
+        nxt, more = launcher_end(words, at)
+        if nxt == at:
+            break
+        at, assigned = nxt, assigned + more
+    return at, assigned
+
+
+def without_launcher_download_env(c):
+    """env's NAME=VALUE words for a download variable leave the command
+    line, as the variable leaves the container's env."""
+    command, args = list(c.get("command") or []), list(c.get("args") or [])
+    if not command:
+        return
+    _, assigned = past_launchers(command + args)
+    gone = {i for i in assigned if stripped_env((command + args)[i].split("=", 1)[0])}
+    if gone:
+        words = [w for i, w in enumerate(command + args) if i not in gone]
+        kept_in_command = len(command) - len([i for i in gone if i < len(command)])
+        c["command"] = words[:kept_in_command]
+        if c.get("args") is not None:
+            c["args"] = words[kept_in_command:]
+
 
 def engine_behind_shell(words):
     """`sh -c SCRIPT NAME WORDS...` whose script ends by running an engine's
     own words and then "$@" (or `exec "$@"`, WORDS being the command): the
     shell passes WORDS (not NAME, its $0) on to the engine. The engine's own
     words and where WORDS start, or None."""
-    if not words or not isinstance(words[0], str) or words[0].rsplit("/", 1)[-1] not in SHELLS:
+    first, _ = past_launchers(words)
+    if first >= len(words) or not isinstance(words[first], str) or words[first].rsplit("/", 1)[-1] not in SHELLS:
         return None
-    i, has_c = 1, False
+    i, has_c = first + 1, False
     while i < len(words) and isinstance(words[i], str):
         if re.fullmatch(r"--[A-Za-z-]+", words[i]):  # bash's long options
             i += 1
@@ -178,6 +262,10 @@ def recognise(words, has_command, image_repo):
     """The engine a command line (or, with no command, the image) runs, and
     the first word after its own: (None, 0) for none, ("skip", 0) for
     trtllm-serve's disaggregated commands."""
+    first = past_launchers(words)[0] if has_command else 0
+    if first:
+        engine, after = recognise(words[first:], True, image_repo)
+        return engine, after + first if engine not in (None, "skip") else 0
     command = words if has_command else []
     engine, after = None, 0
     if not command and image_repo.endswith("vllm-openai"):
@@ -356,6 +444,7 @@ def render(spec, ref, names):
             if c.get("volumeMounts") is not None:
                 c["volumeMounts"] = [m for m in c["volumeMounts"] if m.get("name") not in cache]
             env = list(c.get("env") or [])
+            without_launcher_download_env(c)
             if c.get("env") is not None:
                 c["env"] = [e for e in c["env"] if not (isinstance(e.get("name"), str) and stripped_env(e["name"]))]
             selected = field == "containers" and (not names or c.get("name") in names)
@@ -630,6 +719,11 @@ case("the whole download environment goes", "Pod", wrap("Pod", "download-env", {
     {"name": "HUGGING_FACE_HUB_TOKEN", "value": "x"}, {"name": "MODELSCOPE_API_TOKEN", "value": "x"}, {"name": "modelscope_cache", "value": "/m"},
     {"name": "VLLM_USE_MODELSCOPE", "value": "True"}, {"name": "SGLANG_USE_MODELSCOPE", "value": "true"}, {"name": "TRANSFORMERS_CACHE", "value": "/t"},
     {"name": "VLLM_PORT", "value": "8000"}]}]}))
+case("env's hub and proxy variables leave a download step's command line", "Pod", wrap("Pod", "env-assignments", {
+    "initContainers": [{"name": "fetch", "image": "i", "command": ["env", "HF_TOKEN=x", "https_proxy=http://p:3128", "LANG=C", "huggingface-cli"],
+                        "args": ["download", "Qwen/Qwen2.5-7B-Instruct"]}],
+    "containers": [{"name": "c", "image": "i", "command": ["env", "-i", "HF_HUB_OFFLINE=1"], "args": ["./serve.sh", "HF_TOKEN=kept"]}]}),
+    warnings=("huggingface-cli download still fetches from the hub, now without its hub and proxy variables",))
 case("the four download flags, both forms", "Pod", wrap("Pod", "download-flags", {"containers": [{"name": "c", "image": "i", "command": ["server"],
     "args": ["--download-dir", "/d", "--tokenizer-revision=x", "--code-revision", "c", "--revision=r", "--port", "8000", "--download-directory", "keep"]}]}))
 for name, container in [
@@ -656,6 +750,13 @@ for name, container in [
                                                  "args": ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--revision", "main"]}),
     ("SGLang's module behind sh -ec, the words it passes on in command", {"command": ["sh", "-ec", "exec python3 -m sglang.launch_server \"$@\"", "sglang",
                                                                                   "--model-path", "Qwen/Qwen2.5-7B-Instruct"], "args": ["--tp", "2"]}),
+    ("vllm serve started by tini", {"command": ["/usr/bin/tini", "-s", "-p", "SIGTERM", "--", "vllm", "serve"], "args": ["Qwen/Qwen2.5-7B-Instruct"]}),
+    ("vllm serve started by dumb-init", {"command": ["dumb-init", "--rewrite=15:2", "vllm"], "args": ["serve", "--model", "Qwen/Qwen2.5-7B-Instruct"]}),
+    ("env setting a hub variable and another before vllm serve", {"command": ["env", "-u", "PYTHONPATH", "HF_HUB_OFFLINE=0", "VLLM_LOGGING_LEVEL=DEBUG",
+                                                                             "vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"], "args": ["--port", "8000"]}),
+    ("a shell script behind tini", {"command": ["tini", "--", "bash", "-c", "exec vllm serve \"$@\"", "--"],
+                                    "args": ["Qwen/Qwen2.5-7B-Instruct"]}),
+    ("a script that starts the engine through tini", {"command": ["sh", "-c", "exec tini -- vllm serve \"$@\"", "--"], "args": ["Qwen/Qwen2.5-7B-Instruct"]}),
 ]:
     c = {"name": "engine", "image": "vllm/vllm-openai:v0.8.5"}
     c.update(container)

@@ -63,7 +63,7 @@ def the_examples_give_the_expected_report():
 @test
 def manifests_shaped_as_the_public_serving_examples():
     """vLLM, SGLang, LeaderWorkerSet, KServe, TGI, TEI, NVIDIA Dynamo, TensorRT-LLM, llama.cpp and NVIDIA NIM deployments as their
-    projects publish them, and wrapper entrypoints as their users write them (tests/fixtures/serving), opted in: the report is the one
+    projects publish them, and wrapper entrypoints and init processes as their users write them (tests/fixtures/serving), opted in: the report is the one
     kept beside them, and each rendered object, read back, is left alone."""
     serving = os.path.join("tests", "fixtures", "serving")
     code, out, _ = run("--kube-version", "v1.35.0", serving)
@@ -72,7 +72,7 @@ def manifests_shaped_as_the_public_serving_examples():
     assert code == 0
     code, out, err = run("--kube-version", "v1.35.0", "--show-patched", "--output", "json", serving)
     rendered = [o for o in json.loads(out)["objects"] if o["verdict"] == "allowed"]
-    assert code == 0 and len(rendered) == 23 and all(o["patch"] for o in rendered), err
+    assert code == 0 and len(rendered) == 24 and all(o["patch"] for o in rendered), err
     again = json.loads(run("--kube-version", "v1.35.0", "--output", "json", write("rendered.json", json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": [o["patched"] for o in rendered]})))[1])["objects"]
     assert [(o["name"], o["verdict"], o["patch"]) for o in again] == [(o["name"], "allowed", None) for o in rendered], again
