@@ -184,6 +184,10 @@ TEST_CASE("every recognised engine form reads the mount, and a second pass chang
         {"-o's name is no script", "i", {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--"}, {"Qwen/Q"},
          {"bash", "-o", "pipefail", "exec vllm serve \"$@\"", "--", "Qwen/Q"}},
         {"a script run without -c is a file's name", "i", {"bash", "run.sh", "vllm serve \"$@\""}, {"Qwen/Q"}, {"bash", "run.sh", "vllm serve \"$@\"", "Qwen/Q"}},
+        {"Python's options before -m, one taking a value", "i", {"python3", "-u", "-X", "faulthandler", "-m", "vllm.entrypoints.openai.api_server"},
+         {"--model", "Qwen/Q"}, {"python3", "-u", "-X", "faulthandler", "-m", "vllm.entrypoints.openai.api_server", "--model", m, "--served-model-name", "Qwen/Q"}},
+        {"a script's own -m is not Python's", "i", {"python3", "serve.py", "-m", "vllm.entrypoints.openai.api_server"}, {"--model", "Qwen/Q"},
+         {"python3", "serve.py", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Q"}},
         {"vllm serve started by tini", "i", {"/usr/bin/tini", "--", "vllm", "serve"}, {"Qwen/Q", "--port", "8000"},
          {"/usr/bin/tini", "--", "vllm", "serve", m, "--port", "8000", "--served-model-name", "Qwen/Q"}},
         {"SGLang's module started by tini with its options, a signal's value joined and apart", "i",
@@ -353,6 +357,54 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
             }
             if (!c.selected) CHECK(edits.replacements.empty());
         }
+    }
+}
+
+TEST_CASE("an engine started through a launcher whose options are not read is warned about, not edited", "[engine_args]") {
+    struct Case {
+        const char* name;
+        std::vector<std::string> command;
+        std::vector<std::string> args;
+        const char* warning;  // the one warning, whole; empty for none
+    };
+    const std::vector<Case> cases = {
+        {"TensorRT-LLM under mpirun", {"mpirun", "--allow-run-as-root", "-np", "16", "trtllm-llmapi-launch", "trtllm-serve"}, {"nvidia/Q-FP8", "--tp_size", "16"},
+         "container \"e\": the engine after command[0] (options unknown) is not edited: it loads \"nvidia/Q-FP8\", not the image; "
+         "make the engine command[0] or pass /var/lib/gpustack/model"},
+        {"vllm serve under numactl, its model a path", {"/usr/bin/numactl", "--interleave=all", "vllm", "serve", "/models/llama"}, {},
+         "container \"e\": the engine after command[0] (options unknown) is not edited: it loads \"/models/llama\", not the image; "
+         "make the engine command[0] or pass /var/lib/gpustack/model"},
+        {"SGLang's module, --model-path joined", {"taskset", "-c", "0-7", "python3", "-u", "-m", "sglang.launch_server"}, {"--model-path=Qwen/Q"},
+         "container \"e\": the engine after command[0] (options unknown) is not edited: it loads \"Qwen/Q\", not the image; "
+         "make the engine command[0] or pass /var/lib/gpustack/model"},
+        {"TGI given no model", {"chrt", "-r", "10", "text-generation-launcher"}, {"--port", "80"},
+         "container \"e\": the engine after command[0] (options unknown) is not edited; make the engine command[0] or pass /var/lib/gpustack/model"},
+        {"an engine that already reads the mount", {"numactl", "-N", "0", "vllm", "serve", "/var/lib/gpustack/model"}, {}, ""},
+        {"vLLM with no model: its own warning", {"numactl", "-N", "0", "vllm", "serve"}, {"--port", "8000"},
+         "container \"e\": no model on the command line: vLLM serves its default model from the hub; pass /var/lib/gpustack/model as the model"},
+        {"a program that only mentions an engine", {"benchmark"}, {"--backend", "vllm", "--model", "Qwen/Q"}, ""},
+        {"python running a script, -m far after it", {"python3", "bench.py", "a", "b", "c", "d", "-m", "vllm.entrypoints.openai.api_server"}, {}, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            CommandLineContainer container("e", c.command, c.args);
+            const ArgvEdits edits = plan_argv_edits(container.view, true);
+            CHECK(edits.empty());
+            if (*c.warning == '\0') {
+                CHECK(edits.warnings.empty());
+            } else {
+                REQUIRE(edits.warnings.size() == 1);
+                CHECK(edits.warnings[0] == c.warning);
+            }
+        }
+    }
+    SECTION("the longest container name and model leave the advice whole") {
+        const std::string name(63, 'n');
+        CommandLineContainer container(name, {std::string(300, 'l'), "vllm", "serve", "org/" + std::string(300, 'm')}, {});
+        const ArgvEdits edits = plan_argv_edits(container.view, true);
+        REQUIRE(edits.warnings.size() == 1);
+        CHECK(edits.warnings[0].size() <= 256);
+        CHECK(edits.warnings[0].find(", not the image; make the engine command[0] or pass /var/lib/gpustack/model") != std::string::npos);
     }
 }
 

@@ -241,8 +241,14 @@ Invocation recognise_program(const std::vector<Word>& words, std::size_t at) {
         return engine(Engine::sglang, first == "--model-type" ? 4 : first.rfind("--model-type=", 0) == 0 ? 3 : 2, true);
     }
     if (is_python(program)) {
+        // Python's options come before -m; the first word that is none is a
+        // script (its words, a later -m among them, are the script's), as
+        // is -c's command.
         for (std::size_t i = at + 1; i + 1 < words.size(); ++i) {
-            if (words[i].text() != "-m") continue;
+            const std::string_view option = words[i].text();
+            if (option == "-W" || option == "-X") ++i;  // they take a value
+            if (option.size() < 2 || option[0] != '-' || option == "-c") return {};
+            if (option != "-m") continue;
             const std::string_view module = words[i + 1].text();
             // NVIDIA Dynamo's workers take vLLM's and SGLang's own arguments.
             if (module == "vllm.entrypoints.openai.api_server" || module == "dynamo.vllm") return {Engine::vllm_api_server, i + 2, false};
@@ -999,6 +1005,61 @@ void plan_engine(const std::vector<Word>& words, const Invocation& run, const Co
     warn_hub_repositories(words, run, c, edits);
 }
 
+// Where an engine's program stands after the first word of a command line
+// whose own program is none (`mpirun -np 16 trtllm-llmapi-launch
+// trtllm-serve ...`, `numactl --interleave=all vllm serve ...`): a program
+// that runs the rest of its words, with options not read here; npos for
+// none. Words are told apart by name before an engine is asked for, and
+// Python's -m looked for among the next four words only, so a long command
+// line costs its length.
+std::size_t launched_engine_at(const std::vector<Word>& words, std::size_t from) {
+    for (std::size_t i = from; i < words.size(); ++i) {
+        const std::string_view program = basename(words[i].text());
+        bool candidate = program == "vllm" || program == "sglang" || program == "trtllm-serve" || program == "text-generation-launcher" ||
+                         program == "text-embeddings-router" || program == "llama-server";
+        if (!candidate && is_python(program)) {
+            for (std::size_t k = i + 1; k < words.size() && k <= i + 4 && !candidate; ++k) candidate = words[k].text() == "-m";
+        }
+        if (candidate && recognise_program(words, i).engine != Engine::none) return i;
+    }
+    return std::string_view::npos;
+}
+
+void plan_engine(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits);
+
+// An engine an unread launcher starts is not edited: the launcher's options
+// are not known, and one of them may be the word an edit would take. What
+// the edit would have been says what to warn about.
+void warn_launched_engine(const std::vector<Word>& words, std::size_t program_at, const ContainerView& c, ArgvEdits& edits) {
+    const std::size_t at = launched_engine_at(words, program_at + 1);
+    if (at == std::string_view::npos) return;
+    ArgvEdits would;
+    plan_engine(words, recognise_program(words, at), c, would);
+    if (would.empty()) {
+        // Nothing to edit (it reads the mount, or only warnings were due,
+        // which hold whatever starts it).
+        for (std::string& warning : would.warnings) add_warning(edits.warnings, std::move(warning));
+        return;
+    }
+    std::string_view model;
+    if (!would.replacements.empty()) {
+        for (const Word& w : words) {
+            if (w.in_command == would.replacements[0].in_command && w.index == would.replacements[0].index) model = w.text();
+        }
+        if (const std::size_t equals = model.find('='); model.rfind("--", 0) == 0 && equals != std::string_view::npos) model = model.substr(equals + 1);
+    }
+    // At most 256 bytes with the longest container name and a model cut to fit.
+    const std::string head = who(c) + "the engine after command[0] (options unknown) is not edited";
+    const std::string tail = "; make the engine command[0] or pass " + std::string(kModelMountPath);
+    if (model.empty()) {
+        add_warning(edits.warnings, head + tail);
+        return;
+    }
+    const std::string loads = ": it loads ", instead = ", not the image";
+    const auto worded = [&](std::size_t max_value) { return head + loads + quote_value(model, max_value) + instead + tail; };
+    add_warning(edits.warnings, within_warning_bytes(worded, head.size() + loads.size() + instead.size() + tail.size(), 1));
+}
+
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     const std::size_t program_at = past_launchers(words);
     if (const auto shell = engine_behind_shell(words, program_at, c)) {
@@ -1015,9 +1076,10 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
                 const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
                 add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
                                                   "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
-                break;
+                return;
             }
         }
+        if (!c.command.empty() && program_at < words.size()) warn_launched_engine(words, program_at, c, edits);
         return;
     }
     plan_engine(words, run, c, edits);

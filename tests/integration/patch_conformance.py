@@ -295,15 +295,24 @@ def recognise(words, has_command, image_repo):
             return "skip", 0
         engine, after = "trtllm", 2 if len(words) > 1 and words[1] in ("serve", "grpc", "mm_embedding_serve") else 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
-        for i in range(1, len(words) - 1):
-            if words[i] == "-m":
-                engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang",
-                          # Dynamo's TensorRT-LLM worker takes SGLang's two model flags (--model, and --model-path
-                          # from its older releases) and a --served-model-name.
-                          "dynamo.vllm": "vllm-api", "dynamo.sglang": "sglang", "dynamo.trtllm": "sglang",
-                          "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
-                after = i + 2
+        i = 1
+        while i < len(words) - 1:
+            # Options before -m; a script (or -c) ends them, and a later -m is the script's.
+            if not isinstance(words[i], str) or not re.fullmatch(r"-.+", words[i]) or words[i] == "-c":
                 break
+            if words[i] in ("-W", "-X"):
+                i += 2
+                continue
+            if words[i] != "-m":
+                i += 1
+                continue
+            engine = {"vllm.entrypoints.openai.api_server": "vllm-api", "sglang.launch_server": "sglang",
+                      # Dynamo's TensorRT-LLM worker takes SGLang's two model flags (--model, and --model-path
+                      # from its older releases) and a --served-model-name.
+                      "dynamo.vllm": "vllm-api", "dynamo.sglang": "sglang", "dynamo.trtllm": "sglang",
+                      "huggingfaceserver": "kserve-hf"}.get(words[i + 1])
+            after = i + 2
+            break
     return engine, after
 
 

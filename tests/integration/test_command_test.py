@@ -72,7 +72,7 @@ def manifests_shaped_as_the_public_serving_examples():
     assert code == 0
     code, out, err = run("--kube-version", "v1.35.0", "--show-patched", "--output", "json", serving)
     rendered = [o for o in json.loads(out)["objects"] if o["verdict"] == "allowed"]
-    assert code == 0 and len(rendered) == 24 and all(o["patch"] for o in rendered), err
+    assert code == 0 and len(rendered) == 25 and all(o["patch"] for o in rendered), err
     again = json.loads(run("--kube-version", "v1.35.0", "--output", "json", write("rendered.json", json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": [o["patched"] for o in rendered]})))[1])["objects"]
     assert [(o["name"], o["verdict"], o["patch"]) for o in again] == [(o["name"], "allowed", None) for o in rendered], again
