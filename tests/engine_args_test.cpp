@@ -344,6 +344,12 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
           "container \"e\": --tokenizer \"Qwen/Q-tok\" names a hub repository"}},
         {"TGI's LoRA adapters joined by =, from paths", {"text-generation-launcher", "--model-id=/var/lib/gpustack/model", "--lora-adapters=a=/l/a,b=./b"}, {},
          true, {}},
+        {"a token exported in a script, named and not shown", {"sh", "-c", "export HF_TOKEN=hf_secret && exec vllm serve /var/lib/gpustack/model"}, {}, false,
+         {"container \"e\": HF_TOKEN set inside a shell string is not removed"}},
+        {"variables before the command, the others counted", {"bash", "-c"}, {"HF_HUB_OFFLINE=0 https_proxy=http://p:3128 LANG=C HF_HUB_OFFLINE=1 ./run.sh"},
+         false, {"container \"e\": HF_HUB_OFFLINE set inside a shell string is not removed (nor the other hub or proxy variables it sets)"}},
+        {"names that only end like a variable, or are values", {"sh", "-c", "run --hf_token=x MY_HF_TOKEN=y URL=http://h/?HF_X=1 echo 1=2"}, {}, false, {}},
+        {"an argument that is one assignment is no shell string", {"./server"}, {"HF_TOKEN=x"}, false, {}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -356,6 +362,7 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
                 CHECK(found);
             }
             if (!c.selected) CHECK(edits.replacements.empty());
+            for (const auto& w : edits.warnings) CHECK(w.find("hf_secret") == std::string::npos);
         }
     }
 }

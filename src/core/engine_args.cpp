@@ -513,10 +513,37 @@ unsigned download_flags_in_shell_string(std::string_view text) {
     return found;
 }
 
+// The hub or proxy variables a shell string sets (`export HF_TOKEN=...`,
+// `HF_HUB_OFFLINE=0 vllm serve ...`): a name that starts a shell word and
+// stands before '='. The first one found, and whether another follows.
+struct ShellStringVariables {
+    std::string_view first;
+    bool more = false;
+};
+
+void note_download_variables(std::string_view text, ShellStringVariables& found) {
+    if (text.find_first_of(" \t\n;&|") == std::string_view::npos) return;  // a word, not a script
+    const auto in_name = [](char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; };
+    for (std::size_t equals = text.find('='); equals != std::string_view::npos; equals = text.find('=', equals + 1)) {
+        std::size_t start = equals;
+        while (start > 0 && in_name(text[start - 1])) --start;  // stops at the '=' before: linear
+        if (start == equals || (text[start] >= '0' && text[start] <= '9')) continue;
+        if (start > 0 && !shell_word_boundary(text[start - 1], false)) continue;
+        const std::string_view name = text.substr(start, equals - start);
+        if (!is_download_env(name)) continue;
+        if (found.first.empty()) {
+            found.first = name;
+        } else if (name != found.first) {
+            found.more = true;
+        }
+    }
+}
+
 void plan_download_flags(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
     constexpr std::size_t kFlags = std::size(kDownloadFlags);
     // The program itself (command[0]) is never a flag.
     const std::size_t first = c.command.empty() ? 0 : 1;
+    ShellStringVariables variables;
     for (std::size_t i = first; i < words.size(); ++i) {
         const std::string_view text = words[i].text();
         // A word that is no flag (none starts without "-") and no shell
@@ -543,10 +570,16 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
             for (std::size_t k = 0; k < matched && mentioned != 0; ++k) {
                 if ((mentioned >> k & 1u) != 0) add_warning(edits.warnings, who(c) + "a " + std::string(kDownloadFlags[k]) + " inside a shell string is not removed");
             }
+            note_download_variables(text, variables);
         }
         if (matched == kFlags) continue;
         remove_word(edits, words[i]);
         if (alone && i + 1 < words.size()) remove_word(edits, words[++i]);
+    }
+    if (!variables.first.empty()) {
+        // Named, never its value (a token); at most 64 bytes of the name.
+        add_warning(edits.warnings, who(c) + std::string(variables.first.substr(0, 64)) + " set inside a shell string is not removed" +
+                                        (variables.more ? " (nor the other hub or proxy variables it sets)" : ""));
     }
     sort_removals(edits);
 }
