@@ -522,7 +522,14 @@ struct ShellStringVariables {
 };
 
 void note_download_variables(std::string_view text, ShellStringVariables& found) {
-    if (text.find_first_of(" \t\n;&|") == std::string_view::npos) return;  // a word, not a script
+    // A word, not a script: most such words are a flag with its value
+    // ("--port=8000"), passed over by one table lookup a byte.
+    static constexpr std::array<bool, 256> kSeparators = [] {
+        std::array<bool, 256> table{};
+        for (const char ch : std::string_view(" \t\n;&|")) table[static_cast<unsigned char>(ch)] = true;
+        return table;
+    }();
+    if (std::none_of(text.begin(), text.end(), [](char ch) { return kSeparators[static_cast<unsigned char>(ch)]; })) return;
     const auto in_name = [](char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; };
     for (std::size_t equals = text.find('='); equals != std::string_view::npos; equals = text.find('=', equals + 1)) {
         std::size_t start = equals;
