@@ -2,7 +2,9 @@
 # Bodies of long lists, as a hostile user could write a Pod within the
 # apiserver's 3 MiB: 150,000 download flags, 150,000 KServe --model_id flags,
 # 60,000 cache volumes each mounted, 30,000 containers named in the containers
-# annotation (known, and not), 150,000 LoRA adapters. Prints the time and peak
+# annotation (known, and not), 150,000 LoRA adapters, 150,000 words after a
+# launcher whose options are not read, 150,000 env assignments before an
+# engine and as many variables set in a script. Prints the time and peak
 # memory of one review of each (`model-image-webhook review`): each should be
 # linear in its size, a fraction of a second, never the square of it.
 #   bash bench/long_lists.sh
@@ -36,6 +38,12 @@ bodies = {
     "30k-known-container-names": review({"containers": [{"name": "c%d" % i, "image": "i"} for i in range(30000)]},
         {"gpustack.ai/model-containers": ",".join("c%d" % i for i in range(30000))}),
     "150k-lora-adapters": review(engine(["--lora-modules"] + ["a=/x"] * 150000)),
+    "150k-words-after-a-launcher": review({"containers": [{"name": "c", "image": "i",
+        "command": ["mpirun"] + ["-X", "python3"] * 75000 + ["vllm", "serve", "m"]}]}),
+    "150k-env-assignments": review({"containers": [{"name": "c", "image": "i",
+        "command": ["env"] + ["HF_V%d=1" % i for i in range(150000)] + ["vllm", "serve", "m"]}]}),
+    "150k-variables-in-a-script": review({"containers": [{"name": "c", "image": "i",
+        "command": ["sh", "-c", " ".join("HF_V%d=1" % i for i in range(150000)) + " ./run.sh"]}]}),
 }
 for name, body in bodies.items():
     with open("%s/%s.json" % (out, name), "w") as f:

@@ -243,8 +243,11 @@ Invocation recognise_program(const std::vector<Word>& words, std::size_t at) {
     if (is_python(program)) {
         // Python's options come before -m; the first word that is none is a
         // script (its words, a later -m among them, are the script's), as
-        // is -c's command.
-        for (std::size_t i = at + 1; i + 1 < words.size(); ++i) {
+        // is -c's command. At most kPythonOptions words of them are read, so
+        // that asking each word of a long command line (launched_engine_at)
+        // costs its length, whatever -X's values hold.
+        constexpr std::size_t kPythonOptions = 32;
+        for (std::size_t i = at + 1; i + 1 < words.size() && i <= at + kPythonOptions; ++i) {
             const std::string_view option = words[i].text();
             if (option == "-W" || option == "-X") ++i;  // they take a value
             if (option.size() < 2 || option[0] != '-' || option == "-c") return {};
@@ -1049,18 +1052,10 @@ void plan_engine(const std::vector<Word>& words, const Invocation& run, const Co
 // whose own program is none (`mpirun -np 16 trtllm-llmapi-launch
 // trtllm-serve ...`, `numactl --interleave=all vllm serve ...`): a program
 // that runs the rest of its words, with options not read here; npos for
-// none. Words are told apart by name before an engine is asked for, and
-// Python's -m looked for among the next four words only, so a long command
-// line costs its length.
+// none. Each word is asked as a program, at a bounded cost each.
 std::size_t launched_engine_at(const std::vector<Word>& words, std::size_t from) {
     for (std::size_t i = from; i < words.size(); ++i) {
-        const std::string_view program = basename(words[i].text());
-        bool candidate = program == "vllm" || program == "sglang" || program == "trtllm-serve" || program == "text-generation-launcher" ||
-                         program == "text-embeddings-router" || program == "llama-server";
-        if (!candidate && is_python(program)) {
-            for (std::size_t k = i + 1; k < words.size() && k <= i + 4 && !candidate; ++k) candidate = words[k].text() == "-m";
-        }
-        if (candidate && recognise_program(words, i).engine != Engine::none) return i;
+        if (recognise_program(words, i).engine != Engine::none) return i;
     }
     return std::string_view::npos;
 }

@@ -296,7 +296,7 @@ def recognise(words, has_command, image_repo):
         engine, after = "trtllm", 2 if len(words) > 1 and words[1] in ("serve", "grpc", "mm_embedding_serve") else 1
     elif command and (command[0].rsplit("/", 1)[-1] == "python" or command[0].rsplit("/", 1)[-1].startswith("python3")):
         i = 1
-        while i < len(words) - 1:
+        while i < len(words) - 1 and i <= 32:  # at most 32 words of options are read
             # Options before -m; a script (or -c) ends them, and a later -m is the script's.
             if not isinstance(words[i], str) or not re.fullmatch(r"-.+", words[i]) or words[i] == "-c":
                 break
