@@ -1051,25 +1051,23 @@ void plan_engine(const std::vector<Word>& words, const Invocation& run, const Co
 // Where an engine's program stands after the first word of a command line
 // whose own program is none (`mpirun -np 16 trtllm-llmapi-launch
 // trtllm-serve ...`, `numactl --interleave=all vllm serve ...`): a program
-// that runs the rest of its words, with options not read here; npos for
-// none. Each word is asked as a program, at a bounded cost each.
-std::size_t launched_engine_at(const std::vector<Word>& words, std::size_t from) {
+// that runs the rest of its words, with options not read here; nothing
+// where none is. Each word is asked as a program, at a bounded cost each.
+std::optional<std::size_t> launched_engine_at(const std::vector<Word>& words, std::size_t from) {
     for (std::size_t i = from; i < words.size(); ++i) {
         if (recognise_program(words, i).engine != Engine::none) return i;
     }
-    return std::string_view::npos;
+    return std::nullopt;
 }
-
-void plan_engine(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits);
 
 // An engine an unread launcher starts is not edited: the launcher's options
 // are not known, and one of them may be the word an edit would take. What
 // the edit would have been says what to warn about.
 void warn_launched_engine(const std::vector<Word>& words, std::size_t program_at, const ContainerView& c, ArgvEdits& edits) {
-    const std::size_t at = launched_engine_at(words, program_at + 1);
-    if (at == std::string_view::npos) return;
+    const std::optional<std::size_t> at = launched_engine_at(words, program_at + 1);
+    if (!at) return;
     ArgvEdits would;
-    plan_engine(words, recognise_program(words, at), c, would);
+    plan_engine(words, recognise_program(words, *at), c, would);
     if (would.empty()) {
         // Nothing to edit (it reads the mount, or only warnings were due,
         // which hold whatever starts it).
