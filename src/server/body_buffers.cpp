@@ -7,10 +7,12 @@ namespace miw::server {
 namespace {
 
 // The smallest kept string that can hold `bytes` and fits them.
-std::string* best_kept(std::vector<std::string>& kept, std::size_t bytes) {
-    std::string* best = nullptr;
-    for (std::string& k : kept) {
-        if (k.capacity() >= bytes && BodyBuffers::fits(k.capacity(), bytes) && (best == nullptr || k.capacity() < best->capacity())) best = &k;
+template <typename Kept>
+Kept* best_kept(std::vector<Kept>& kept, std::size_t bytes) {
+    Kept* best = nullptr;
+    for (Kept& k : kept) {
+        const std::size_t capacity = k.text.capacity();
+        if (capacity >= bytes && BodyBuffers::fits(capacity, bytes) && (best == nullptr || capacity < best->text.capacity())) best = &k;
     }
     return best;
 }
@@ -23,21 +25,32 @@ void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
 }
 
 void BodyBuffers::reserve_for_overwrite(std::string& body, std::size_t bytes) {
-    std::string* best = best_kept(kept_, bytes);
+    Kept* best = best_kept(kept_, bytes);
     if (best == nullptr) return body.reserve(bytes);
-    kept_bytes_ -= best->capacity();
-    body.swap(*best);
-    best->swap(kept_.back());
+    kept_bytes_ -= best->text.capacity();
+    body.swap(best->text);
+    std::swap(*best, kept_.back());
     kept_.pop_back();
 }
 
 void BodyBuffers::keep(std::string& body) {
     const std::size_t capacity = body.capacity();
-    if (capacity < kMinKeptBytes || kept_.size() >= kMaxKept || kept_bytes_ + capacity > kMaxKeptBytes) return;
+    if (capacity < kMinKeptBytes || capacity > kMaxKeptBytes) return;
+    while (kept_.size() >= kMaxKept || kept_bytes_ + capacity > kMaxKeptBytes) drop_oldest();
     if (kept_.capacity() == 0) kept_.reserve(kMaxKept);  // once: keeping never allocates after
     kept_bytes_ += capacity;
-    kept_.push_back(std::move(body));
+    kept_.push_back(Kept{std::move(body), keeps_++});
     body.clear();
+}
+
+void BodyBuffers::drop_oldest() {
+    auto oldest = kept_.begin();
+    for (auto k = kept_.begin(); k != kept_.end(); ++k) {
+        if (k->kept_at < oldest->kept_at) oldest = k;
+    }
+    kept_bytes_ -= oldest->text.capacity();
+    std::swap(*oldest, kept_.back());
+    kept_.pop_back();
 }
 
 BodyBuffers& thread_body_buffers() {

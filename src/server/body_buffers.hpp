@@ -6,7 +6,10 @@
 // per-thread caches and cost a search of its bins and a merge on free, every
 // request. What is kept is bounded (kMaxKeptBytes and kMaxKept for each I/O
 // thread, docs/operations.md); strings under kMinKeptBytes come from malloc's
-// caches. No Boost here.
+// caches. When the bound is reached, the string kept longest ago makes room
+// for the new one: the strings of an earlier kind of traffic (small Pods,
+// say) would otherwise fill it for good, and every large body after them
+// would be mapped and faulted in again. No Boost here.
 #pragma once
 
 #include <cstddef>
@@ -35,15 +38,23 @@ public:
     static constexpr std::size_t kMaxSlack = 2;
     static constexpr bool fits(std::size_t capacity, std::size_t bytes) { return capacity <= kMaxSlack * bytes || capacity <= kMinKeptBytes; }
     // Takes body's string for a later body when it is large enough to be
-    // worth keeping and there is room.
+    // worth keeping and within the bounds, letting go of the strings kept
+    // longest ago where there is no room for it.
     void keep(std::string& body);
 
     std::size_t kept_bytes() const { return kept_bytes_; }
     std::size_t kept_count() const { return kept_.size(); }
 
 private:
-    std::vector<std::string> kept_;
+    struct Kept {
+        std::string text;
+        std::size_t kept_at;  // keep()'s count when it was kept
+    };
+    void drop_oldest();
+
+    std::vector<Kept> kept_;
     std::size_t kept_bytes_ = 0;
+    std::size_t keeps_ = 0;
 };
 
 // The calling thread's own: an I/O thread reads and answers its requests.

@@ -3,8 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace miw::server;
 
@@ -165,4 +167,61 @@ TEST_CASE("each thread keeps its own", "[body_buffers]") {
     std::thread([&] { there = thread_body_buffers().kept_count(); }).join();
     CHECK(here >= 1);
     CHECK(there == 0);
+}
+
+TEST_CASE("at the bound, the string kept longest ago makes room for the new one", "[body_buffers]") {
+    struct Case {
+        const char* name;
+        std::size_t earlier;   // capacity of each string kept first
+        std::size_t count;     // how many of them
+        std::size_t next;      // capacity of the string kept then
+        std::size_t dropped;   // how many of the earlier ones make room for it
+    };
+    const Case cases[] = {
+        {"small answers of an earlier traffic fill every place, then a large body", kSmall, BodyBuffers::kMaxKept, 3 * kLarge, 1},
+        {"large bodies fill the bytes, then another", 3 * kLarge, BodyBuffers::kMaxKeptBytes / (3 * kLarge), 3 * kLarge + 4096, 1},
+        {"large bodies fill the bytes, then a larger one", 3 * kLarge, BodyBuffers::kMaxKeptBytes / (3 * kLarge), 6 * kLarge, 2},
+        {"room left: nothing is dropped", kSmall, 4, 3 * kLarge, 0},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            BodyBuffers buffers;
+            std::vector<const char*> earlier;
+            for (std::size_t i = 0; i < c.count; ++i) {
+                std::string body = body_of(c.earlier);
+                earlier.push_back(body.data());
+                buffers.keep(body);
+            }
+            REQUIRE(buffers.kept_count() == c.count);
+            std::string next = body_of(c.next);
+            const char* const next_memory = next.data();
+            buffers.keep(next);
+            CHECK(next.empty());
+            CHECK(buffers.kept_count() == c.count - c.dropped + 1);
+            CHECK(buffers.kept_count() <= BodyBuffers::kMaxKept);
+            CHECK(buffers.kept_bytes() <= BodyBuffers::kMaxKeptBytes);
+            // The new string is there for the next body of its size...
+            std::string taken;
+            buffers.reserve(taken, c.next);
+            CHECK(taken.data() == next_memory);
+            // ...and the ones dropped were the first kept: the others are all still there.
+            std::vector<std::string> again(c.count - c.dropped);
+            for (std::string& a : again) {
+                buffers.reserve(a, c.earlier);
+                const auto at = std::find(earlier.begin(), earlier.end(), a.data());
+                CHECK(at - earlier.begin() >= static_cast<std::ptrdiff_t>(c.dropped));
+            }
+            CHECK(buffers.kept_count() == 0);
+        }
+    }
+}
+
+TEST_CASE("a string larger than the whole bound is not kept, and drops nothing", "[body_buffers]") {
+    BodyBuffers buffers;
+    std::string small = body_of(kSmall);
+    buffers.keep(small);
+    std::string huge = body_of(BodyBuffers::kMaxKeptBytes + 1);
+    buffers.keep(huge);
+    CHECK(buffers.kept_count() == 1);
+    CHECK(huge.size() == 100);  // left with its owner
 }
