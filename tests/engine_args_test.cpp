@@ -832,6 +832,8 @@ TEST_CASE("llama.cpp's server is told where its model comes from, and not edited
          "container \"e\": -mu \"https://example.com/x.gguf\" makes llama.cpp download the model" + advice},
         {"-m elsewhere", "ghcr.io/ggml-org/llama.cpp:server", {}, {"-m", "/models/qwen.gguf"}, {},
          "container \"e\": -m \"/models/qwen.gguf\" is not a file of the model image" + advice},
+        {"-m in a directory whose name only starts like the mount's", "i", {"llama-server", "-m", "/var/lib/gpustack/models/qwen.gguf"}, {}, {},
+         "container \"e\": -m \"/var/lib/gpustack/models/qwen.gguf\" is not a file of the model image" + advice},
         {"-m at the mount's directory", "i", {"llama-server", "--model", "/var/lib/gpustack/model/"}, {}, {},
          "container \"e\": --model \"/var/lib/gpustack/model/\" is not a file of the model image" + advice},
         {"-m a file under the mount", "ghcr.io/ggml-org/llama.cpp:server-vulkan@sha256:abc", {}, {"-m", gguf}, {}, ""},
