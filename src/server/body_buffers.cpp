@@ -4,20 +4,14 @@
 
 namespace miw::server {
 
-namespace {
-
-// The smallest kept string that can hold `bytes` and fits them.
-template <typename Kept>
-Kept* best_kept(std::vector<Kept>& kept, std::size_t bytes) {
+BodyBuffers::Kept* BodyBuffers::best_kept(std::size_t bytes) {
     Kept* best = nullptr;
-    for (Kept& k : kept) {
+    for (Kept& k : kept_) {
         const std::size_t capacity = k.text.capacity();
-        if (capacity >= bytes && BodyBuffers::fits(capacity, bytes) && (best == nullptr || capacity < best->text.capacity())) best = &k;
+        if (capacity >= bytes && fits(capacity, bytes) && (best == nullptr || capacity < best->text.capacity())) best = &k;
     }
     return best;
 }
-
-}  // namespace
 
 void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
     reserve_for_overwrite(body, bytes);
@@ -25,7 +19,7 @@ void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
 }
 
 void BodyBuffers::reserve_for_overwrite(std::string& body, std::size_t bytes) {
-    Kept* best = best_kept(kept_, bytes);
+    Kept* best = best_kept(bytes);
     if (best == nullptr) return body.reserve(bytes);
     kept_bytes_ -= best->text.capacity();
     body.swap(best->text);

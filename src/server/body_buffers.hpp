@@ -50,6 +50,8 @@ private:
         std::string text;
         std::size_t kept_at;  // keep()'s count when it was kept
     };
+    // The smallest kept string that can hold `bytes` and fits them; null when none.
+    Kept* best_kept(std::size_t bytes);
     void drop_oldest();
 
     std::vector<Kept> kept_;

@@ -209,6 +209,7 @@ TEST_CASE("at the bound, the string kept longest ago makes room for the new one"
             for (std::string& a : again) {
                 buffers.reserve(a, c.earlier);
                 const auto at = std::find(earlier.begin(), earlier.end(), a.data());
+                REQUIRE(at != earlier.end());
                 CHECK(at - earlier.begin() >= static_cast<std::ptrdiff_t>(c.dropped));
             }
             CHECK(buffers.kept_count() == 0);
