@@ -4,11 +4,11 @@
 
 namespace miw::server {
 
-BodyBuffers::Kept* BodyBuffers::best_kept(std::size_t bytes) {
-    Kept* best = nullptr;
-    for (Kept& k : kept_) {
-        const std::size_t capacity = k.text.capacity();
-        if (capacity >= bytes && fits(capacity, bytes) && (best == nullptr || capacity < best->text.capacity())) best = &k;
+std::vector<std::string>::iterator BodyBuffers::best_kept(std::size_t bytes) {
+    auto best = kept_.end();
+    for (auto k = kept_.begin(); k != kept_.end(); ++k) {
+        const std::size_t capacity = k->capacity();
+        if (capacity >= bytes && fits(capacity, bytes) && (best == kept_.end() || capacity < best->capacity())) best = k;
     }
     return best;
 }
@@ -19,32 +19,24 @@ void BodyBuffers::reserve(std::string& body, std::size_t bytes) {
 }
 
 void BodyBuffers::reserve_for_overwrite(std::string& body, std::size_t bytes) {
-    Kept* best = best_kept(bytes);
-    if (best == nullptr) return body.reserve(bytes);
-    kept_bytes_ -= best->text.capacity();
-    body.swap(best->text);
-    std::swap(*best, kept_.back());
-    kept_.pop_back();
+    const auto best = best_kept(bytes);
+    if (best == kept_.end()) return body.reserve(bytes);
+    kept_bytes_ -= best->capacity();
+    body.swap(*best);
+    kept_.erase(best);  // the rest stay in the order they were kept
 }
 
 void BodyBuffers::keep(std::string& body) {
     const std::size_t capacity = body.capacity();
     if (capacity < kMinKeptBytes || capacity > kMaxKeptBytes) return;
-    while (kept_.size() >= kMaxKept || kept_bytes_ + capacity > kMaxKeptBytes) drop_oldest();
+    while (kept_.size() >= kMaxKept || kept_bytes_ + capacity > kMaxKeptBytes) {
+        kept_bytes_ -= kept_.front().capacity();
+        kept_.erase(kept_.begin());
+    }
     if (kept_.capacity() == 0) kept_.reserve(kMaxKept);  // once: keeping never allocates after
     kept_bytes_ += capacity;
-    kept_.push_back(Kept{std::move(body), keeps_++});
+    kept_.push_back(std::move(body));
     body.clear();
-}
-
-void BodyBuffers::drop_oldest() {
-    auto oldest = kept_.begin();
-    for (auto k = kept_.begin(); k != kept_.end(); ++k) {
-        if (k->kept_at < oldest->kept_at) oldest = k;
-    }
-    kept_bytes_ -= oldest->text.capacity();
-    std::swap(*oldest, kept_.back());
-    kept_.pop_back();
 }
 
 BodyBuffers& thread_body_buffers() {

@@ -46,17 +46,11 @@ public:
     std::size_t kept_count() const { return kept_.size(); }
 
 private:
-    struct Kept {
-        std::string text;
-        std::size_t kept_at;  // keep()'s count when it was kept
-    };
-    // The smallest kept string that can hold `bytes` and fits them; null when none.
-    Kept* best_kept(std::size_t bytes);
-    void drop_oldest();
+    // The smallest kept string that can hold `bytes` and fits them; end() when none.
+    std::vector<std::string>::iterator best_kept(std::size_t bytes);
 
-    std::vector<Kept> kept_;
+    std::vector<std::string> kept_;  // in the order they were kept: the oldest first
     std::size_t kept_bytes_ = 0;
-    std::size_t keeps_ = 0;
 };
 
 // The calling thread's own: an I/O thread reads and answers its requests.
