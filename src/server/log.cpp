@@ -91,7 +91,7 @@ Log& Log::instance() {
     return log;
 }
 
-Log::Log() : thread_([this] { writer(); }) {}
+Log::Log() : pacer_(fileno(stdout)), thread_([this] { writer(); }) {}
 
 Log::~Log() {
     {
@@ -104,10 +104,11 @@ Log::~Log() {
 }
 
 namespace {
-void write_out(const std::string& text) {
+void write_out(const std::string& text, WritebackPacer& pacer) {
     if (text.empty()) return;
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
+    pacer.wrote(text.size());
 }
 }  // namespace
 
@@ -200,7 +201,7 @@ void Log::flush() {
     out.swap(buffer_);
     std::lock_guard write_lock(write_mutex_);  // taken before mutex_ is let go: lines stay in order
     lock.unlock();
-    write_out(out);
+    write_out(out, pacer_);
 }
 
 }  // namespace miw::server

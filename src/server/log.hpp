@@ -1,7 +1,8 @@
 // One JSON line per event on standard output. Lines are buffered and written
 // by a thread of their own, at least once a second, at once for anything but
 // a review line, and at exit: a request never waits on the write, which a
-// busy disk can hold for tens of milliseconds (page-cache writeback). Past
+// busy disk can hold for tens of milliseconds (page-cache writeback); into
+// a file, the write-back is started as the log is written (WritebackPacer). Past
 // kMaxPendingBytes unwritten, review lines are dropped and counted rather
 // than held. Callers pass names and verdicts, never object contents or env
 // values.
@@ -16,6 +17,8 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+
+#include "writeback_pacer.hpp"
 
 namespace miw::server {
 
@@ -46,6 +49,7 @@ private:
     std::uint64_t dropped_ = 0;
     bool stop_ = false;
     std::mutex write_mutex_;  // one write to stdout at a time, in order
+    WritebackPacer pacer_;    // used under write_mutex_
     std::thread thread_;
 };
 
