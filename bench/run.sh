@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The side-by-side benchmark: nginx answering a fixed body (the limit of an HTTPS server
-# here), the Go net/http webhook a user would write instead (peer-go), and this server, in
-# turn, on 127.0.0.1 with the same certificates, each pinned to CPU 0 with wrk on CPU 1,
+# here), the Go net/http webhook a user would write instead (peer-go), and this server, case
+# by case, on 127.0.0.1 with the same certificates, each pinned to CPU 0 with wrk on CPU 1,
 # driven with the bodies of ../shared/bench (validate ~2 KB, mutate-small ~7 KB,
 # mutate-large ~300 KB, and validate-kubectl ~4 KB and mutate-kubectl ~20 KB as kubectl
 # apply sends them) over keep-alive TLS; this server twice, at its default thread count
@@ -36,16 +36,28 @@ threads_1_cases=""
 for c in validate mutate-small mutate-kubectl; do [[ " $CASES " == *" $c "* ]] && threads_1_cases+="$c "; done
 # At its defaults: the thread count comes from the CPUs it may use (pinned to one core: 1).
 serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0"
-# Interleaved rounds, as ../shared/bench/README.md advises on this drifting box:
-# the table gives each figure's median over the rounds.
+# Interleaved, as ../shared/bench/README.md advises on this drifting box, case by case:
+# each case is measured on every server within a minute or two, so that the machine's
+# slow phases, which last minutes (docs/performance.md, run 44), fall on all of them
+# alike rather than on whichever server's turn it is; each round starts the order one
+# server later. The table gives each figure's median over the rounds.
+servers=(nginx peer-go model-image-webhook model-image-webhook-threads-1)
+run_server() {  # server case
+  case $1 in
+    nginx | peer-go) target=$1; run env LABEL="$1" CASES="$2" ;;
+    model-image-webhook) target=cmd; run env LABEL="$1" CASES="$2" SERVER_CMD="$serve" ;;
+    model-image-webhook-threads-1)
+      [[ " $threads_1_cases " == *" $2 "* ]] || return 0
+      target=cmd; run env LABEL="$1" CASES="$2" SERVER_CMD="$serve --threads 1" ;;
+  esac
+}
 for round in $(seq "$rounds"); do
   echo "bench: round $round of $rounds" >&2
-  target=nginx; run env LABEL=nginx
-  target=peer-go; run env LABEL=peer-go
-  target=cmd; run env LABEL=model-image-webhook SERVER_CMD="$serve"
-  if [[ -n "$threads_1_cases" ]]; then
-    target=cmd; run env LABEL=model-image-webhook-threads-1 CASES="$threads_1_cases" SERVER_CMD="$serve --threads 1"
-  fi
+  for c in $CASES; do
+    for i in "${!servers[@]}"; do
+      run_server "${servers[(i + round - 1) % ${#servers[@]}]}" "$c"
+    done
+  done
 done
 
 # Beyond the three cases: a 3 MiB Pod, and 1,000 idle keep-alive connections.
