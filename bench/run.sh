@@ -29,6 +29,7 @@ work=/tmp/miw-bench
 rm -rf "$work" && cp -r "$refs" "$work" && chmod -R u+w "$work"
 since=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 results="$work/results/results.tsv"
+mkdir -p "$work/results"
 run() { (cd "$work" && "$@" ./run.sh "${target}" 2>&1 | grep -E "^(RESULT|TOTAL)") || { echo "bench: $target failed; logs in /tmp/bench-run.*" >&2; exit 1; }; }
 # CASES="mutate-large" (a subset) runs fewer cases, e.g. to repeat one figure with more rounds.
 export CASES="${CASES:-validate validate-kubectl mutate-small mutate-kubectl mutate-large}"
@@ -42,13 +43,48 @@ serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cer
 # alike rather than on whichever server's turn it is; each round starts the order one
 # server later. The table gives each figure's median over the rounds.
 servers=(nginx peer-go model-image-webhook model-image-webhook-threads-1)
+# The server core's speed as ../shared/bench/run.sh probes it before each case (its calib:
+# OpenSSL SHA-256, MB a CPU-second, 1 s on CPU 0).
+core_speed() {
+  taskset -c 0 openssl speed -seconds 1 -bytes 1024 sha256 2>&1 |
+    sed -n "s/.*: \([0-9]*\) sha256's in \([0-9.]*\)s.*/\1 \2/p" |
+    awk '{ printf "%.0f", $1 * 1024 / $2 / 1e6; f = 1 } END { if (!f) print 0 }'
+}
+fastest=$(core_speed)  # the fastest the core has been seen in this run
+# One server on one case. This box has slow phases of minutes in which every server takes
+# up to half again its CPU a request (docs/performance.md, runs 44 to 46), and a ratio of
+# two servers is only worth reading when both were measured at the same speed. So the
+# core's speed is probed before (by run.sh) and after each measurement, and a measurement
+# whose slower probe is under 90 % of the fastest seen is taken again, twice at most,
+# after a pause: the rule looks at the independent probe, never at the server's figures.
+# The try with the faster probe is kept; every try is named on stderr.
+measure() {  # LABEL=... CASES=... [SERVER_CMD=...] for run.sh
+  local try row before after speed kept_speed=-1 kept_row="" kept_out="" out
+  for try in 1 2 3; do
+    rm -f "$work/try.tsv"
+    out=$(run env RESULTS="$work/try.tsv" "$@")
+    row=$(tail -n 1 "$work/try.tsv")
+    before=$(cut -f27 <<<"$row")
+    after=$(core_speed)
+    speed=$((before < after ? before : after))
+    fastest=$((fastest > before ? fastest : before))
+    fastest=$((fastest > after ? fastest : after))
+    if ((speed > kept_speed)); then kept_speed=$speed kept_row=$row kept_out=$out; fi
+    ((speed * 10 >= fastest * 9)) && break
+    echo "bench: $(cut -f2,6 <<<"$row" | tr '\t' ' ') try $try: core at $before MB/s before and $after after, under 90 % of $fastest" >&2
+    ((try < 3)) && sleep 15
+  done
+  echo "$kept_out"
+  [[ -s "$results" ]] || head -n 1 "$work/try.tsv" >"$results"
+  echo "$kept_row" >>"$results"
+}
 run_server() {  # server case
   case $1 in
-    nginx | peer-go) target=$1; run env LABEL="$1" CASES="$2" ;;
-    model-image-webhook) target=cmd; run env LABEL="$1" CASES="$2" SERVER_CMD="$serve" ;;
+    nginx | peer-go) target=$1; measure LABEL="$1" CASES="$2" ;;
+    model-image-webhook) target=cmd; measure LABEL="$1" CASES="$2" SERVER_CMD="$serve" ;;
     model-image-webhook-threads-1)
       [[ " $threads_1_cases " == *" $2 "* ]] || return 0
-      target=cmd; run env LABEL="$1" CASES="$2" SERVER_CMD="$serve --threads 1" ;;
+      target=cmd; measure LABEL="$1" CASES="$2" SERVER_CMD="$serve --threads 1" ;;
   esac
 }
 for round in $(seq "$rounds"); do
