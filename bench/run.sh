@@ -9,7 +9,7 @@
 # one table. A measurement: it prints, it never fails on a figure.
 #
 #   bash bench/run.sh            (about 8 minutes: one round)
-#   ROUNDS=3 bash bench/run.sh   (about 22 minutes: the figures docs/performance.md records)
+#   ROUNDS=5 bash bench/run.sh   (about 41 minutes: the figures docs/performance.md records since run 47)
 #   CASES="mutate-small mutate-large" ROUNDS=5 bash bench/run.sh   (some cases, more rounds)
 #
 # The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
