@@ -350,6 +350,17 @@ TEST_CASE("what cannot be edited is warned about, naming the container", "[engin
          false, {"container \"e\": HF_HUB_OFFLINE set inside a shell string is not removed (nor the other hub or proxy variables it sets)"}},
         {"names that only end like a variable, or are values", {"sh", "-c", "run --hf_token=x MY_HF_TOKEN=y URL=http://h/?HF_X=1 echo 1=2"}, {}, false, {}},
         {"an argument that is one assignment is no shell string", {"./server"}, {"HF_TOKEN=x"}, false, {}},
+        {"an assignment only printed sets nothing", {"sh", "-c", "echo \"HF_TOKEN=hf_secret\"; printf 'HTTPS_PROXY=%s' x; exec vllm serve /var/lib/gpustack/model"},
+         {}, false, {}},
+        {"an assignment after an option of a program sets nothing", {"sh", "-c", "run -e HF_TOKEN=hf_secret && echo A=1 HF_HOME=/c"}, {}, false, {}},
+        {"a quoted export sets the variable", {"sh", "-c", "export \"HF_TOKEN=hf_secret\"; exec vllm serve /var/lib/gpustack/model"}, {}, false,
+         {"container \"e\": HF_TOKEN set inside a shell string is not removed"}},
+        {"declare -x after a keyword sets the variable", {"bash", "-c", "if true; then declare -x HF_HUB_OFFLINE=0; fi"}, {}, false,
+         {"container \"e\": HF_HUB_OFFLINE set inside a shell string is not removed"}},
+        {"an assignment on its own line of a script", {"/bin/sh", "-c", "set -e\nHTTPS_PROXY=http://p:3128\nexec ./serve"}, {}, false,
+         {"container \"e\": HTTPS_PROXY set inside a shell string is not removed"}},
+        {"env's assignments inside a script", {"sh", "-c", "exec env LANG=C HF_TOKEN=hf_secret vllm serve /var/lib/gpustack/model"}, {}, false,
+         {"container \"e\": HF_TOKEN set inside a shell string is not removed"}},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {

@@ -516,9 +516,43 @@ unsigned download_flags_in_shell_string(std::string_view text) {
     return found;
 }
 
+// A character of a shell variable's name.
+constexpr bool in_variable_name(char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; }
+
+// Whether the NAME=value word whose name starts at `start` of a shell string
+// sets NAME: it stands where a shell takes assignments (the start of a
+// command: the string's start, after a separator, a keyword or other
+// assignments) or after a builtin that sets variables (`export`, `env`,
+// `declare -x`...). `echo "HF_TOKEN=x"` only prints it.
+bool sets_shell_variable(std::string_view text, std::size_t start) {
+    static constexpr std::string_view kSetters[] = {"export", "env", "declare", "typeset", "local", "readonly", "then", "do", "else", "time", "!"};
+    constexpr std::size_t kLongestWordRead = 32;  // past the setters and a short assignment: a longer word is an argument
+    constexpr int kWordsRead = 4;                  // a setter's options before the assignment, or assignments before it
+    std::size_t at = start;
+    if (at > 0 && (text[at - 1] == '"' || text[at - 1] == '\'')) --at;
+    for (int word = 0; word < kWordsRead; ++word) {
+        while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+        if (at == 0) return true;
+        const char before = text[at - 1];
+        if (before == '\n' || before == ';' || before == '&' || before == '|' || before == '(' || before == '{' || before == '`') return true;
+        const std::size_t end = at;
+        while (at > 0 && end - at <= kLongestWordRead && text[at - 1] != ' ' && text[at - 1] != '\t' && text[at - 1] != '\n') --at;
+        if (end - at > kLongestWordRead) return false;
+        const std::string_view previous = text.substr(at, end - at);
+        if (std::find(std::begin(kSetters), std::end(kSetters), previous) != std::end(kSetters)) return true;
+        const std::size_t equals = previous.find('=');
+        const bool assignment = equals != std::string_view::npos && equals > 0 && !(previous[0] >= '0' && previous[0] <= '9') &&
+                                std::all_of(previous.begin(), previous.begin() + static_cast<std::ptrdiff_t>(equals), in_variable_name);
+        // Another assignment, or a setter's option (`declare -x`): the word before decides.
+        if (!assignment && previous[0] != '-') return false;
+    }
+    return false;
+}
+
 // The hub or proxy variables a shell string sets (`export HF_TOKEN=...`,
-// `HF_HUB_OFFLINE=0 vllm serve ...`): a name that starts a shell word and
-// stands before '='. The first one found, and whether another follows.
+// `HF_HUB_OFFLINE=0 vllm serve ...`): a name that starts a shell word,
+// stands before '=' and where a shell takes assignments. The first one
+// found, and whether another follows.
 struct ShellStringVariables {
     std::string_view first;
     bool more = false;
@@ -533,14 +567,13 @@ void note_download_variables(std::string_view text, ShellStringVariables& found)
         return table;
     }();
     if (std::none_of(text.begin(), text.end(), [](char ch) { return kSeparators[static_cast<unsigned char>(ch)]; })) return;
-    const auto in_name = [](char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; };
     for (std::size_t equals = text.find('='); equals != std::string_view::npos; equals = text.find('=', equals + 1)) {
         std::size_t start = equals;
-        while (start > 0 && in_name(text[start - 1])) --start;  // stops at the '=' before: linear
+        while (start > 0 && in_variable_name(text[start - 1])) --start;  // stops at the '=' before: linear
         if (start == equals || (text[start] >= '0' && text[start] <= '9')) continue;
         if (start > 0 && !shell_word_boundary(text[start - 1], false)) continue;
         const std::string_view name = text.substr(start, equals - start);
-        if (!is_download_env(name)) continue;
+        if (!is_download_env(name) || !sets_shell_variable(text, start)) continue;
         if (found.first.empty()) {
             found.first = name;
         } else if (name != found.first) {
