@@ -519,6 +519,11 @@ unsigned download_flags_in_shell_string(std::string_view text) {
 // A character of a shell variable's name.
 constexpr bool in_variable_name(char ch) { return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_'; }
 
+// A shell variable's name: such characters, the first no digit.
+bool is_variable_name(std::string_view name) {
+    return !name.empty() && !(name[0] >= '0' && name[0] <= '9') && std::all_of(name.begin(), name.end(), in_variable_name);
+}
+
 // Whether the NAME=value word whose name starts at `start` of a shell string
 // sets NAME: it stands where a shell takes assignments (the start of a
 // command: the string's start, after a separator, a keyword or other
@@ -541,8 +546,7 @@ bool sets_shell_variable(std::string_view text, std::size_t start) {
         const std::string_view previous = text.substr(at, end - at);
         if (std::find(std::begin(kSetters), std::end(kSetters), previous) != std::end(kSetters)) return true;
         const std::size_t equals = previous.find('=');
-        const bool assignment = equals != std::string_view::npos && equals > 0 && !(previous[0] >= '0' && previous[0] <= '9') &&
-                                std::all_of(previous.begin(), previous.begin() + static_cast<std::ptrdiff_t>(equals), in_variable_name);
+        const bool assignment = equals != std::string_view::npos && is_variable_name(previous.substr(0, equals));
         // Another assignment, or a setter's option (`declare -x`): the word before decides.
         if (!assignment && previous[0] != '-') return false;
     }
@@ -570,9 +574,9 @@ void note_download_variables(std::string_view text, ShellStringVariables& found)
     for (std::size_t equals = text.find('='); equals != std::string_view::npos; equals = text.find('=', equals + 1)) {
         std::size_t start = equals;
         while (start > 0 && in_variable_name(text[start - 1])) --start;  // stops at the '=' before: linear
-        if (start == equals || (text[start] >= '0' && text[start] <= '9')) continue;
-        if (start > 0 && !shell_word_boundary(text[start - 1], false)) continue;
         const std::string_view name = text.substr(start, equals - start);
+        if (!is_variable_name(name)) continue;
+        if (start > 0 && !shell_word_boundary(text[start - 1], false)) continue;
         if (!is_download_env(name) || !sets_shell_variable(text, start)) continue;
         if (found.first.empty()) {
             found.first = name;
