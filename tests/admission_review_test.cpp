@@ -377,8 +377,9 @@ TEST_CASE("workload kinds are rendered at their templates", "[admission_review]"
 
 TEST_CASE("the node check reads the Pod's pinning and image volumes", "[admission_review]") {
     StaticNodeSource nodes("--nodes nodes.yaml");
-    nodes.add("gpu-old", {"v1.34.0", "containerd://2.0.0"});
-    nodes.add("gpu-new", {"v1.35.0", "containerd://2.1.1"});
+    // Named as clouds name them: the hostname label is not the Node's name.
+    nodes.add("gpu-old.ec2.internal", {"v1.34.0", "containerd://2.0.0", "gpu-old"});
+    nodes.add("gpu-new.ec2.internal", {"v1.35.0", "containerd://2.1.1", "gpu-new"});
     const std::string volumes = R"("volumes":[{"name":"gpustack-model","image":{"reference":")" + kPinned + R"("}}],"containers":[{"name":"c"}])";
     struct Case {
         const char* name;
@@ -387,8 +388,12 @@ TEST_CASE("the node check reads the Pod's pinning and image volumes", "[admissio
         std::string rules;
     };
     const std::vector<Case> cases = {
-        {"nodeName on an old node", "{" + volumes + R"(,"nodeName":"gpu-old"})", ReviewOutcome::denied, "node-floor"},
-        {"nodeName on a new node", "{" + volumes + R"(,"nodeName":"gpu-new"})", ReviewOutcome::allowed, ""},
+        {"nodeName on an old node", "{" + volumes + R"(,"nodeName":"gpu-old.ec2.internal"})", ReviewOutcome::denied, "node-floor"},
+        {"nodeName on a new node", "{" + volumes + R"(,"nodeName":"gpu-new.ec2.internal"})", ReviewOutcome::allowed, ""},
+        {"nodeName is a Node's name, not its label", "{" + volumes + R"(,"nodeName":"gpu-new"})", ReviewOutcome::denied, "node-not-found"},
+        {"nodeSelector on hostname of a new node", "{" + volumes + R"(,"nodeSelector":{"kubernetes.io/hostname":"gpu-new"}})", ReviewOutcome::allowed, ""},
+        {"nodeSelector on hostname is a label, not a Node's name", "{" + volumes + R"(,"nodeSelector":{"kubernetes.io/hostname":"gpu-new.ec2.internal"}})",
+         ReviewOutcome::denied, "node-not-found"},
         {"nodeSelector on hostname", "{" + volumes + R"(,"nodeSelector":{"kubernetes.io/hostname":"gpu-old","pool":"a"}})", ReviewOutcome::denied, "node-floor"},
         {"required affinity on hostname",
          "{" + volumes +
@@ -406,7 +411,7 @@ TEST_CASE("the node check reads the Pod's pinning and image volumes", "[admissio
          "{" + volumes +
              R"(,"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["gpu-old"]}]}}]}}})",
          ReviewOutcome::allowed, ""},
-        {"no image volume", R"({"containers":[{"name":"c"}],"nodeName":"gpu-old"})", ReviewOutcome::allowed, ""},
+        {"no image volume", R"({"containers":[{"name":"c"}],"nodeName":"gpu-old.ec2.internal"})", ReviewOutcome::allowed, ""},
         {"unpinned", "{" + volumes + "}", ReviewOutcome::allowed, ""},
     };
     for (const auto& c : cases) {
@@ -502,6 +507,7 @@ struct CountingMemory final : ReviewMemory {
         return true;
     }
     void release(std::size_t bytes) override { in_use -= bytes; }
+    std::size_t capacity() const override { return limit; }
 };
 
 // A Pod review whose object holds `count` small values in one list (a body of
@@ -543,14 +549,25 @@ TEST_CASE("the JSON a review reads takes memory from the budget it is given, and
                 CHECK(memory.peak >= 200000 * 16);  // at least its values' 16 bytes each in the DOM
                 CHECK(memory.in_use == 0);
             }
-            SECTION("a document the budget cannot hold is answered busy, to retry, and nothing stays taken") {
+            SECTION("a document the budget cannot hold while other requests hold part of it is answered busy, to retry, and nothing stays taken") {
                 CountingMemory memory;
-                memory.limit = 1u << 20;
+                memory.limit = 8u << 20;
+                memory.in_use = 4u << 20;  // other requests' bodies, in flight
                 const auto r = run_with(review_of_small_values(200000), &memory, reader);
                 CHECK(r.outcome == ReviewOutcome::busy);
                 CHECK(r.http_status == 503);
                 CHECK_THAT(r.body, Catch::Contains("--max-body-bytes-in-flight") && Catch::Contains("retry"));
                 CHECK(memory.peak <= memory.limit);
+                CHECK(memory.in_use == 4u << 20);
+            }
+            SECTION("a document the whole budget cannot hold with nothing else in flight is answered 413, not told to retry") {
+                CountingMemory memory;
+                memory.limit = 1u << 20;
+                const auto r = run_with(review_of_small_values(200000), &memory, reader);
+                CHECK(r.outcome == ReviewOutcome::unreadable);
+                CHECK(r.http_status == 413);
+                CHECK_THAT(r.body, Catch::Contains("--max-body-bytes-in-flight") && Catch::Contains("1048576 bytes") && Catch::Contains("even with no other request"));
+                CHECK_THAT(r.body, !Catch::Contains("retry"));
                 CHECK(memory.in_use == 0);
             }
             SECTION("without a budget the same document is read whole") {

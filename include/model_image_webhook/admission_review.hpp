@@ -35,6 +35,9 @@ class ReviewMemory {
 public:
     virtual bool reserve(std::size_t bytes) = 0;  // false: nothing taken
     virtual void release(std::size_t bytes) = 0;
+    // All the budget holds, with nothing else in flight: a review that needs
+    // more than this alone can never be read, and a retry cannot help it.
+    virtual std::size_t capacity() const = 0;
 
 protected:
     ~ReviewMemory() = default;
@@ -47,6 +50,8 @@ struct ReviewContext {
     JsonReader json_reader = JsonReader::compact_first;
     Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
     ReviewMemory* memory = nullptr;  // null: no budget (the offline commands)
+    // What the request's body already holds of that budget (its Content-Length).
+    std::size_t body_bytes_held = 0;
 };
 
 enum class ReviewOutcome {

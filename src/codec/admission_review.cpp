@@ -55,6 +55,17 @@ ReviewResult busy() {
     return r;
 }
 
+// The document needs more memory than the whole budget holds, with nothing
+// else in flight: a retry would meet the same refusal, so the answer is 413
+// (what was exceeded), not 503.
+ReviewResult too_large(const ParseMemory& memory) {
+    ReviewResult r = unreadable("the request body's JSON needs more memory than --max-body-bytes-in-flight holds even with no other request in flight (" +
+                                std::to_string(memory.capacity()) + " bytes; this body and its values need more than " +
+                                std::to_string(memory.needed_at_least()) + "): send a smaller object, or raise --max-body-bytes-in-flight");
+    r.http_status = 413;
+    return r;
+}
+
 // A request's uid as a log line or a report shows it: the client chooses its
 // length, and only the answer must carry it whole.
 std::string summary_text(std::string_view text) { return cut_with_length(text, 256); }
@@ -100,13 +111,14 @@ constexpr std::size_t kParseStackBytes = 16u << 10;
 // else into uid_storage.
 ReviewResult answer(std::string& body, const ReviewContext& context, std::string_view& uid_seen, std::string& uid_storage, std::string& api_version_seen) {
     // Given back after the DOM is freed: declared before it.
-    ParseMemory memory(context.memory);
+    ParseMemory memory(context.memory, context.body_bytes_held);
     rapidjson::MemoryPoolAllocator<> pool(t_arena.get(), t_arena.bytes, 1u << 20);
     // The parser's work stack starts big enough for a Pod's nesting, not at 1 KiB
     // doubling; its allocator is given, or RapidJSON news one for each Document.
     WorkStackAllocator stack_allocator;
     Document doc(&pool, kParseStackBytes, &stack_allocator);
     if (std::string error = parse_document(body, doc, context.json_reader, UnreadValues::skipped, &memory); !error.empty()) {
+        if (memory.never_fits()) return too_large(memory);
         if (memory.refused()) return busy();
         return unreadable("the request body cannot be read: " + error);
     }

@@ -68,7 +68,8 @@ constexpr unsigned kPrintableAsciiParseFlags = kParseFlags & ~rapidjson::kParseV
 // this goes (after the Document it was taken for: declare it first).
 class ParseMemory {
 public:
-    explicit ParseMemory(ReviewMemory* budget) : budget_(budget) {}
+    // held: what the request holds of the budget already (its body).
+    explicit ParseMemory(ReviewMemory* budget, std::size_t held = 0) : budget_(budget), held_(held) {}
     ~ParseMemory() {
         if (reserved_ > 0) budget_->release(reserved_);
     }
@@ -84,6 +85,7 @@ public:
     bool take(std::size_t bytes) {
         if (!budget_->reserve(bytes)) {
             refused_ = true;
+            never_fits_ = held_ + reserved_ + bytes > budget_->capacity();
             return false;
         }
         reserved_ += bytes;
@@ -91,6 +93,11 @@ public:
     }
     // A block was refused: the parse stopped for want of memory, not for the text.
     bool refused() const { return refused_; }
+    // ...and the block would not have fitted with nothing else in flight.
+    bool never_fits() const { return never_fits_; }
+    // What the budget holds, and what this parse took of it before it stopped.
+    std::size_t capacity() const { return budget_->capacity(); }
+    std::size_t needed_at_least() const { return held_ + reserved_ + kBlockValues * kBytesPerValue; }
 
     // Each value built (a member's key counts as one) holds 16 bytes in the
     // DOM and, while its container is open, 16 on the parse stack. The first
@@ -104,9 +111,11 @@ public:
 
 private:
     ReviewMemory* budget_;
+    std::size_t held_ = 0;
     std::size_t reserved_ = 0;
     std::size_t free_values_ = kFreeValues;
     bool refused_ = false;
+    bool never_fits_ = false;
 };
 
 // Builds the Document from SAX events, refusing nesting past kMaxJsonDepth

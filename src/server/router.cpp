@@ -18,8 +18,8 @@ public:
     RequestNodes(const DeadlineNodeSource& api, std::chrono::steady_clock::time_point deadline, Metrics& metrics)
         : api_(api), deadline_(deadline), metrics_(metrics) {}
 
-    NodeLookup lookup(std::string_view name) const override {
-        NodeLookup found = api_.lookup_until(name, deadline_);
+    NodeLookup lookup(const NodeRef& node) const override {
+        NodeLookup found = api_.lookup_until(node, deadline_);
         metrics_.node_lookup(found.status == NodeLookupStatus::found ? "found" : found.status == NodeLookupStatus::not_found ? "not-found" : "unavailable");
         return found;
     }
@@ -78,6 +78,7 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     ReviewContext context{endpoint, *policy, nullptr};
     context.enforcement = at.mode(state.enforcement);
     context.memory = state.review_memory;
+    context.body_bytes_held = body.size();  // as the session counted it, from the Content-Length
     // Leave a tenth of the apiserver's timeout for the answer to travel back.
     auto budget = state.node_lookup_timeout;
     if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);

@@ -50,6 +50,7 @@ public:
     // Takes `bytes`; false (and nothing taken) when that would go past the limit.
     bool reserve(std::size_t bytes) override;
     void release(std::size_t bytes) override { in_flight_ -= bytes; }
+    std::size_t capacity() const override { return limit_; }
 
 private:
     const std::size_t limit_;

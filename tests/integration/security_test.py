@@ -367,7 +367,8 @@ def a_body_of_small_values_is_held_to_the_budget():
     # 8 MiB of "0," is four million values, which a DOM holds in 16 bytes each and its parse
     # stack in 16 more: read whole, one such body took the server to 147 MiB, past the
     # Deployment's 128 MiB limit. The JSON read from a body counts against the same budget
-    # as the bodies (--max-body-bytes-in-flight, 24 MiB): past it, 503 and retry.
+    # as the bodies (--max-body-bytes-in-flight, 24 MiB). One such body alone needs more than
+    # the whole budget: 413, saying what was exceeded, never 503 and a retry that cannot succeed.
     s = st.Server()
     try:
         values = (8 * 1024 * 1024 - 4096) // 2
@@ -386,10 +387,32 @@ def a_body_of_small_values_is_held_to_the_budget():
             t.start()
         for t in threads:
             t.join(60)
-        assert statuses and all(status == 503 and b"--max-body-bytes-in-flight" in data for status, data in statuses), statuses
+        # Each is refused: 413 where the budget's refusal came with nothing else held, 503 (to
+        # retry, which then meets the 413) where the others' bodies held the rest at that moment.
+        assert len(statuses) == 3 and all(status in (413, 503) and b"--max-body-bytes-in-flight" in data for status, data in statuses), statuses
+        resp, data = s.post("/mutate", body)
+        assert resp.status == 413 and b"even with no other request" in data, "alone, it is told it can never fit: %r" % data[:300]
         if not os.environ.get("MIW_SANITIZED"):  # the sanitizers' shadow memory and quarantine are no figure
             peak = peak_rss_mib(s.proc.pid)
             assert peak < 64, "three 8 MiB bodies of small values took the server to %.0f MiB" % peak
+        resp, data = s.post("/mutate", st.example("pod-already-rendered"))
+        assert resp.status == 200 and st.review_of(data)["allowed"] is True, "it goes on answering"
+    finally:
+        s.stop()
+
+
+@test
+def one_object_of_many_keys_that_no_budget_could_hold_is_413_not_retry():
+    # 8 MiB with 530,000 keys in one object: more values than the 24 MiB budget holds
+    # even alone. Nothing else is in flight, so a retry could never succeed.
+    s = st.Server()
+    try:
+        review = json.loads(st.example("pod-already-rendered"))
+        review["request"]["object"]["metadata"]["annotations"] = {"k%d" % i: "" for i in range(530000)}
+        body = json.dumps(review, separators=(",", ":")).encode()
+        assert 6 * 1024 * 1024 < len(body) < 8 * 1024 * 1024, len(body)
+        resp, data = s.post("/mutate", body)
+        assert resp.status == 413 and b"--max-body-bytes-in-flight" in data and b"retry" not in data, (resp.status, data[:300])
         resp, data = s.post("/mutate", st.example("pod-already-rendered"))
         assert resp.status == 200 and st.review_of(data)["allowed"] is True, "it goes on answering"
     finally:
