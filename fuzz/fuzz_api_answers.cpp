@@ -17,7 +17,7 @@ void check_node(const miw::NodeRecord& node) {
     if (!std::is_sorted(images.begin(), images.end()) || std::adjacent_find(images.begin(), images.end()) != images.end()) std::abort();
     miw::StaticNodeSource source("fuzz");
     source.add(node.name, node.info);
-    const miw::NodeLookup found = source.lookup(node.name);
+    const miw::NodeLookup found = source.lookup(miw::NodeRef{node.name});
     if (found.status != miw::NodeLookupStatus::found || found.info.kubelet_version != node.info.kubelet_version) std::abort();
 }
 

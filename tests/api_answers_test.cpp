@@ -40,7 +40,7 @@ TEST_CASE("Nodes are read from Node objects, Lists and arrays", "[api_answers]")
     StaticNodeSource nodes("test");
     std::string json = node_a;
     REQUIRE(add_nodes_from_json(json, nodes).ok());
-    const NodeLookup a = nodes.lookup("a");
+    const NodeLookup a = nodes.lookup(NodeRef{"a"});
     CHECK(a.info.kubelet_version == "v1.35.0");
     CHECK(a.info.container_runtime_version == "containerd://2.1.0");
 }
@@ -70,7 +70,7 @@ TEST_CASE("the apiserver's gitVersion is read from GET /version", "[api_answers]
 
 namespace {
 const std::string kPinned = "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
-const std::string kWarmNode = R"({"kind":"Node","metadata":{"name":"gpu-a","resourceVersion":"41"},"status":{"nodeInfo":{"kubeletVersion":"v1.35.0","containerRuntimeVersion":"containerd://2.1.0"},"images":[{"names":[")" +
+const std::string kWarmNode = R"({"kind":"Node","metadata":{"name":"gpu-a.ec2.internal","resourceVersion":"41","labels":{"kubernetes.io/hostname":"gpu-a","pool":"h100"}},"status":{"nodeInfo":{"kubeletVersion":"v1.35.0","containerRuntimeVersion":"containerd://2.1.0"},"images":[{"names":[")" +
                               kPinned + R"(","registry.example.com/team/qwen:v1"],"sizeBytes":16000000000},{"names":["busybox:1.36"]},{"sizeBytes":1}]}})";
 }  // namespace
 
@@ -78,7 +78,9 @@ TEST_CASE("a Node's digest-pinned image names are kept for placement", "[api_ans
     StaticNodeSource nodes("test");
     std::string json = kWarmNode;
     REQUIRE(add_nodes_from_json(json, nodes));
-    const NodeLookup a = nodes.lookup("gpu-a");
+    const NodeLookup a = nodes.lookup(NodeRef{"gpu-a.ec2.internal"});
+    CHECK(a.info.hostname == "gpu-a");
+    CHECK(nodes.lookup(NodeRef{"gpu-a", NodeNamedBy::hostname_label}).status == NodeLookupStatus::found);
     CHECK(a.info.pinned_images.size() == 1);
     CHECK(a.info.holds_image(kPinned));
     CHECK_FALSE(a.info.holds_image("registry.example.com/team/qwen:v1"));
@@ -93,7 +95,9 @@ TEST_CASE("a page of the Node list says where the watch starts and whether more 
     CHECK(page->resource_version == "1200");
     CHECK(page->continue_token == "abc");
     REQUIRE(page->nodes.size() == 2);
-    CHECK(page->nodes[0].name == "gpu-a");
+    CHECK(page->nodes[0].name == "gpu-a.ec2.internal");
+    CHECK(page->nodes[0].info.hostname == "gpu-a");
+    CHECK(page->nodes[1].info.hostname.empty());
     CHECK(page->nodes[0].info.holds_image(kPinned));
     CHECK(page->nodes[1].name == "cpu-1");
     for (std::string bad : {std::string("{"), std::string(R"({"kind":"Status","code":403})"), std::string(R"({"items":[{"metadata":{}}]})")}) {
@@ -113,9 +117,9 @@ TEST_CASE("watch events are read as the apiserver writes them", "[api_answers]")
         int code;
     };
     const std::vector<Case> cases = {
-        {"added", R"({"type":"ADDED","object":)" + kWarmNode + "}", true, WatchEventType::added, "gpu-a", "41", 0},
-        {"modified", R"({"type":"MODIFIED","object":)" + kWarmNode + "}", true, WatchEventType::modified, "gpu-a", "41", 0},
-        {"deleted", R"({"type":"DELETED","object":)" + kWarmNode + "}", true, WatchEventType::deleted, "gpu-a", "41", 0},
+        {"added", R"({"type":"ADDED","object":)" + kWarmNode + "}", true, WatchEventType::added, "gpu-a.ec2.internal", "41", 0},
+        {"modified", R"({"type":"MODIFIED","object":)" + kWarmNode + "}", true, WatchEventType::modified, "gpu-a.ec2.internal", "41", 0},
+        {"deleted", R"({"type":"DELETED","object":)" + kWarmNode + "}", true, WatchEventType::deleted, "gpu-a.ec2.internal", "41", 0},
         {"a bookmark", R"({"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"1300","annotations":{"k8s.io/initial-events-end":"true"}}}})",
          true, WatchEventType::bookmark, "", "1300", 0},
         {"too old a resource version", R"x({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (1200)","reason":"Expired","code":410}})x",

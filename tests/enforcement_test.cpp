@@ -144,7 +144,8 @@ const std::string kOptedIn = R"({"name":"p","labels":{"gpustack.ai/model-deliver
 
 class Nodes : public NodeSource {
 public:
-    NodeLookup lookup(std::string_view name) const override {
+    NodeLookup lookup(const NodeRef& node) const override {
+        const std::string_view name = node.value;
         if (name == "gpu-old") return {NodeLookupStatus::found, NodeInfo{"v1.34.2", "containerd://2.1.0"}};
         if (name == "gpu-away") return {NodeLookupStatus::unavailable, {}};
         return {NodeLookupStatus::not_found, {}};

@@ -13,12 +13,12 @@ TEST_CASE("a static node source finds the Nodes it was given", "[node_source]") 
     nodes.add("gpu-2", {"v1.35.2", "containerd://2.2.0"});  // a later copy wins
     CHECK(nodes.size() == 2);
     CHECK(nodes.origin() == "--nodes nodes.yaml");
-    const NodeLookup one = nodes.lookup("gpu-1");
+    const NodeLookup one = nodes.lookup(NodeRef{"gpu-1"});
     CHECK(one.status == NodeLookupStatus::found);
     CHECK(one.info.kubelet_version == "v1.35.0");
-    CHECK(nodes.lookup("gpu-2").info.container_runtime_version == "containerd://2.2.0");
-    CHECK(nodes.lookup("gpu-9").status == NodeLookupStatus::not_found);
-    CHECK(nodes.lookup("").status == NodeLookupStatus::not_found);
+    CHECK(nodes.lookup(NodeRef{"gpu-2"}).info.container_runtime_version == "containerd://2.2.0");
+    CHECK(nodes.lookup(NodeRef{"gpu-9"}).status == NodeLookupStatus::not_found);
+    CHECK(nodes.lookup(NodeRef{""}).status == NodeLookupStatus::not_found);
 }
 
 TEST_CASE("only digest-pinned image names are kept, as hashes", "[node_source]") {

@@ -22,7 +22,18 @@ PodSpecView spec_with_image_volume() {
     return spec;
 }
 
-NodeSelectorTermView term(std::vector<std::vector<std::string_view>> constraints) { return NodeSelectorTermView{std::move(constraints)}; }
+// A term of matchExpressions on kubernetes.io/hostname, one per list of values.
+NodeSelectorTermView term(const std::vector<std::vector<std::string_view>>& constraints) {
+    NodeSelectorTermView t;
+    for (const auto& values : constraints) t.node_constraints.push_back({NodeNamedBy::hostname_label, values});
+    return t;
+}
+
+// A term of matchFields on metadata.name, as the DaemonSet controller writes it.
+NodeSelectorTermView by_name(std::string_view node) { return NodeSelectorTermView{{{NodeNamedBy::name, {node}}}}; }
+
+NodeRef named(std::string_view node) { return {node, NodeNamedBy::name}; }
+NodeRef labelled(std::string_view hostname) { return {hostname, NodeNamedBy::hostname_label}; }
 
 AdmissionRequest pod_request() {
     AdmissionRequest req;
@@ -42,7 +53,7 @@ WorkloadView pod(PodSpecView spec) {
 
 class UnavailableNodes : public NodeSource {
 public:
-    NodeLookup lookup(std::string_view) const override {
+    NodeLookup lookup(const NodeRef&) const override {
         NodeLookup out;
         out.status = NodeLookupStatus::unavailable;
         out.detail = "the Kubernetes API did not answer within 2s";
@@ -54,36 +65,44 @@ public:
 
 }  // namespace
 
-TEST_CASE("a Pod is pinned when one node is named", "[policy_node]") {
+TEST_CASE("a Pod is pinned when one node is named, by its name or by its hostname label", "[policy_node]") {
     struct Case {
         const char* name;
         PodSpecView spec;
-        std::optional<std::string_view> node;
+        std::optional<NodeRef> node;
     };
     std::vector<Case> cases;
     PodSpecView s;
     cases.push_back({"nothing pins it", s, std::nullopt});
     s.node_name = "gpu-1";
-    cases.push_back({"spec.nodeName", s, "gpu-1"});
+    cases.push_back({"spec.nodeName names the Node", s, named("gpu-1")});
     s = {};
     s.has_hostname_selector = true;
     s.hostname_selector = "gpu-2";
-    cases.push_back({"nodeSelector on kubernetes.io/hostname", s, "gpu-2"});
+    cases.push_back({"a nodeSelector on kubernetes.io/hostname names the label's value", s, labelled("gpu-2")});
+    s.node_name = "ip-10-0-2-9.ec2.internal";
+    cases.push_back({"spec.nodeName wins over the nodeSelector", s, named("ip-10-0-2-9.ec2.internal")});
     s = {};
     s.required_node_terms = {term({{"gpu-3"}})};
-    cases.push_back({"required affinity with one hostname", s, "gpu-3"});
+    cases.push_back({"required affinity with one hostname", s, labelled("gpu-3")});
     s.required_node_terms = {term({{"gpu-3", "gpu-4"}})};
     cases.push_back({"required affinity with two hostnames", s, std::nullopt});
     s.required_node_terms = {term({{"gpu-3", "gpu-4"}, {"gpu-4"}})};
-    cases.push_back({"two constraints narrowing to one", s, "gpu-4"});
+    cases.push_back({"two constraints narrowing to one", s, labelled("gpu-4")});
     s.required_node_terms = {term({{"gpu-3"}, {"gpu-4"}})};
     cases.push_back({"contradictory constraints", s, std::nullopt});
-    s.required_node_terms = {term({{"gpu-5"}}), term({{"gpu-5"}})};
-    cases.push_back({"two terms on the same node (DaemonSet matchFields)", s, "gpu-5"});
-    s.required_node_terms = {term({{"gpu-5"}}), term({{"gpu-6"}})};
+    s.required_node_terms = {by_name("gpu-5"), by_name("gpu-5")};
+    cases.push_back({"two terms on the same Node (DaemonSet matchFields) name it by its name", s, named("gpu-5")});
+    s.required_node_terms = {by_name("gpu-5"), by_name("gpu-6")};
     cases.push_back({"terms on different nodes", s, std::nullopt});
-    s.required_node_terms = {term({{"gpu-5"}}), term({})};
+    s.required_node_terms = {by_name("gpu-5"), term({})};
     cases.push_back({"a term that allows any node", s, std::nullopt});
+    NodeSelectorTermView both = by_name("ip-10-0-2-9.ec2.internal");
+    both.node_constraints.push_back({NodeNamedBy::hostname_label, {"ip-10-0-2-9"}});
+    s.required_node_terms = {both};
+    cases.push_back({"one term naming the node both ways takes its name", s, named("ip-10-0-2-9.ec2.internal")});
+    s.required_node_terms = {by_name("gpu-7"), term({{"gpu-7"}})};
+    cases.push_back({"terms naming a node in different ways cannot be told to be one", s, std::nullopt});
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) { CHECK(pinned_node(c.spec) == c.node); }
     }
@@ -159,6 +178,24 @@ TEST_CASE("pinned Pods that mount an image volume are checked against their node
     SECTION("no node source at all") {
         const Decision d = judge_pinned_pod(pod_request(), pod(pinned_new), nullptr, kDefaults);
         CHECK(d.rule_annotation() == "node-not-found");
+    }
+    SECTION("a Pod pinned by its hostname label finds the Node carrying it, whatever the Node's name") {
+        StaticNodeSource cloud("--nodes nodes.yaml");
+        cloud.add("ip-10-0-2-9.ec2.internal", {"v1.34.3", "containerd://2.0.5", "ip-10-0-2-9"});
+        cloud.add("ip-10-0-3-1.ec2.internal", {"v1.35.1", "containerd://2.1.4", "ip-10-0-3-1"});
+        PodSpecView by_label = spec_with_image_volume();
+        by_label.has_hostname_selector = true;
+        by_label.hostname_selector = "ip-10-0-2-9";
+        const Decision old = judge_pinned_pod(pod_request(), pod(by_label), &cloud, kDefaults);
+        CHECK_FALSE(old.allowed);
+        CHECK(old.rule_annotation() == "node-floor");
+        CHECK_THAT(old.message, Catch::Contains("pinned to the node labelled kubernetes.io/hostname=\"ip-10-0-2-9\" (kubelet \"v1.34.3\""));
+        by_label.hostname_selector = "ip-10-0-3-1";
+        CHECK(judge_pinned_pod(pod_request(), pod(by_label), &cloud, kDefaults).allowed);
+        by_label.hostname_selector = "ip-10-0-3-1.ec2.internal";  // a Node's name is not its label
+        const Decision missing = judge_pinned_pod(pod_request(), pod(by_label), &cloud, kDefaults);
+        CHECK(missing.rule_annotation() == "node-not-found");
+        CHECK_THAT(missing.message, Catch::Contains("kubernetes.io/hostname=\"ip-10-0-3-1.ec2.internal\", which does not exist"));
     }
     SECTION("a lookup that fails says why") {
         UnavailableNodes unavailable;

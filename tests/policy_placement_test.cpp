@@ -96,8 +96,9 @@ TEST_CASE("the term names the nodes as given, in their order", "[policy_placemen
 
 namespace {
 
-NodeInfo holding(std::vector<std::string> names) {
-    NodeInfo n{"v1.35.0", "containerd://2.1.0", {}};
+// A Node labelled kubernetes.io/hostname=hostname ("": no label) holding `names`.
+NodeInfo holding(std::string hostname, std::vector<std::string> names) {
+    NodeInfo n{"v1.35.0", "containerd://2.1.0", std::move(hostname)};
     for (const auto& name : names) n.add_image_name(name);
     return n;
 }
@@ -116,10 +117,12 @@ WorkloadView opted_in_pod(PodSpecView spec) {
 
 TEST_CASE("placement in the rendering: which Pods get it", "[policy_placement]") {
     StaticNodeSource nodes("the test's Nodes");
-    nodes.add("gpu-b", holding({kRef, "docker.io/library/busybox@sha256:aaaa"}));
-    nodes.add("gpu-a", holding({"registry.example.com/team/qwen:v1", kRef}));
-    nodes.add("gpu-c", holding({"registry.example.com/team/qwen:v1"}));  // the tag only: not the pinned reference
-    nodes.add("cpu-1", holding({}));
+    // Named as clouds name Nodes, sorted otherwise by name than by label.
+    nodes.add("ip-10-0-1-7.ec2.internal", holding("gpu-b", {kRef, "docker.io/library/busybox@sha256:aaaa"}));
+    nodes.add("ip-10-0-2-3.ec2.internal", holding("gpu-a", {"registry.example.com/team/qwen:v1", kRef}));
+    nodes.add("ip-10-0-0-1.ec2.internal", holding("gpu-c", {"registry.example.com/team/qwen:v1"}));  // the tag only: not the pinned reference
+    nodes.add("ip-10-0-0-2.ec2.internal", holding("", {kRef}));  // warm, but no label to prefer it by
+    nodes.add("ip-10-0-0-3.ec2.internal", holding("cpu-1", {}));
     PolicyConfig config;
     config.apiserver = ApiserverVersion::from_text("v1.35.0");
     AdmissionRequest create;
@@ -142,7 +145,7 @@ TEST_CASE("placement in the rendering: which Pods get it", "[policy_placement]")
     rendered.containers = {c};
 
     const std::string placed = R"([{"op":"add","path":"/spec/affinity","value":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[)" + kTerm + "]}}}]";
-    SECTION("warm nodes, sorted by name") { CHECK(render_model_delivery(create, opted_in_pod(rendered), config, &nodes).patch == placed); }
+    SECTION("warm nodes by their hostname label, sorted by it; a node without the label left out") { CHECK(render_model_delivery(create, opted_in_pod(rendered), config, &nodes).patch == placed); }
     SECTION("a second pass finds its term and adds nothing") {
         PodSpecView again = rendered;
         again.affinity.affinity = again.affinity.node_affinity = again.affinity.preferred = MemberShape::container;
@@ -155,6 +158,27 @@ TEST_CASE("placement in the rendering: which Pods get it", "[policy_placement]")
         w.model_image = other;
         w.pod_specs[0].volumes[0].image_reference = other;
         CHECK(render_model_delivery(create, w, config, &nodes).patch.empty());
+    }
+    SECTION("a Pod that Kueue's topology-aware scheduling places gets no term, and still its delivery") {
+        WorkloadView kueued = opted_in_pod(pod_spec());
+        kueued.has_kueue_preferred_topology = true;
+        const std::string patch = render_model_delivery(create, kueued, config, &nodes).patch;
+        CHECK_THAT(patch, Catch::Contains(R"("path":"/spec/volumes")"));
+        CHECK_THAT(patch, !Catch::Contains("nodeAffinity"));
+        kueued.pod_specs = {rendered};
+        CHECK(render_model_delivery(create, kueued, config, &nodes).patch.empty());
+    }
+    SECTION("Pods of one group carry one term: it is a function of the warm set, not of the Pod or the Nodes' order") {
+        StaticNodeSource reordered("the same Nodes, added in another order");
+        reordered.add("ip-10-0-0-3.ec2.internal", holding("cpu-1", {}));
+        reordered.add("ip-10-0-2-3.ec2.internal", holding("gpu-a", {kRef}));
+        reordered.add("ip-10-0-1-7.ec2.internal", holding("gpu-b", {kRef}));
+        WorkloadView leader = opted_in_pod(rendered), worker = opted_in_pod(rendered);
+        AdmissionRequest leader_create = create, worker_create = create;
+        leader_create.name = "vllm-0";
+        worker_create.name = "vllm-0-1";
+        CHECK(render_model_delivery(leader_create, leader, config, &nodes).patch == placed);
+        CHECK(render_model_delivery(worker_create, worker, config, &reordered).patch == placed);
     }
     SECTION("a Pod pinned to a node is left to the node check") {
         PodSpecView pinned = rendered;
@@ -169,15 +193,18 @@ TEST_CASE("placement in the rendering: which Pods get it", "[policy_placement]")
     SECTION("no Node source") { CHECK(render_model_delivery(create, opted_in_pod(rendered), config, nullptr).patch.empty()); }
     SECTION("a source that does not know every Node yet") {
         struct Unsynced : NodeSource {
-            NodeLookup lookup(std::string_view) const override { return {}; }
+            NodeLookup lookup(const NodeRef&) const override { return {}; }
             std::string origin() const override { return "a watch before its first list"; }
             std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
         } unsynced;
         CHECK(render_model_delivery(create, opted_in_pod(rendered), config, &unsynced).patch.empty());
     }
-    SECTION("more than 16 warm nodes: the first 16 by name") {
+    SECTION("more than 16 warm nodes: the first 16 by hostname label") {
         StaticNodeSource many("many");
-        for (int i = 0; i < 40; ++i) many.add("gpu-" + std::string(i < 10 ? "0" : "") + std::to_string(i), holding({kRef}));
+        // Node names in the opposite order to their labels: the cut follows the labels.
+        for (int i = 0; i < 40; ++i) {
+            many.add("node-" + std::to_string(1000 - i), holding("gpu-" + std::string(i < 10 ? "0" : "") + std::to_string(i), {kRef}));
+        }
         const auto warm = many.nodes_holding(kRef, kMaxPreferredNodes);
         REQUIRE(warm);
         REQUIRE(warm->size() == 16);

@@ -21,7 +21,7 @@ public:
     bool synced() const;
     std::size_t size() const;
 
-    NodeLookup lookup(std::string_view name) const override;
+    NodeLookup lookup(const NodeRef& node) const override;
     std::string origin() const override { return origin_; }
     // nullopt until the first complete list.
     std::optional<std::vector<std::string>> nodes_holding(std::string_view reference, std::size_t limit) const override;
@@ -29,7 +29,15 @@ public:
 private:
     std::string origin_;
     mutable std::shared_mutex mutex_;
+    // The caller holds the lock exclusively.
+    void index(const std::string& name, const NodeInfo& info);
+    void unindex(const std::string& name, const NodeInfo& info);
+
     NodeMap nodes_;
+    // kubernetes.io/hostname label value -> the Node's name (the first by name
+    // where two carry one value), so a Pod pinned by its nodeSelector finds
+    // its Node without a walk over 5,000.
+    std::map<std::string, std::string, std::less<>> by_hostname_;
     bool synced_ = false;
 };
 

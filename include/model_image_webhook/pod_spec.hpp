@@ -2,6 +2,8 @@
 // rules read. The codec fills them; their string_views point into the request.
 #pragma once
 
+#include "model_image_webhook/node_source.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +18,9 @@ inline constexpr std::string_view kModelContainersAnnotation = "gpustack.ai/mode
 inline constexpr std::string_view kModelVolume = "gpustack-model";
 inline constexpr std::string_view kCacheVolume = "gpustack-model-cache";
 inline constexpr std::string_view kModelMountPath = "/var/lib/gpustack/model";
-inline constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
+// Kueue's topology-aware scheduling places a Pod carrying this annotation:
+// no placement preference is added to it.
+inline constexpr std::string_view kKueuePreferredTopologyAnnotation = "kueue.x-k8s.io/podset-preferred-topology";
 
 struct EnvVarView {
     std::string_view name;
@@ -58,11 +62,18 @@ struct VolumeView {
     bool only_image_source = false;  // nothing but name and image{reference, pullPolicy}
 };
 
-// requiredDuringScheduling node selector terms, reduced to the values of
-// the constraints that name a node: matchExpressions on kubernetes.io/hostname
-// and matchFields on metadata.name, with operator In.
+// One constraint of a node selector term that names nodes, with operator In:
+// matchFields on metadata.name (by the Node's name) or matchExpressions on
+// kubernetes.io/hostname (by its label).
+struct NodeConstraintView {
+    NodeNamedBy by = NodeNamedBy::hostname_label;
+    std::vector<std::string_view> values;
+};
+
+// requiredDuringScheduling node selector terms, reduced to the constraints
+// that name a node.
 struct NodeSelectorTermView {
-    std::vector<std::vector<std::string_view>> node_name_constraints;
+    std::vector<NodeConstraintView> node_constraints;
 };
 
 // One preferredDuringSchedulingIgnoredDuringExecution term of node affinity,
@@ -127,6 +138,7 @@ struct WorkloadView {
     std::string_view model_image;
     bool has_model_containers = false;
     std::string_view model_containers;
+    bool has_kueue_preferred_topology = false;  // the object's own annotation
     std::vector<PodSpecView> pod_specs;
 };
 

@@ -23,7 +23,7 @@ inline constexpr Rule kNodeUnavailable{"node-unavailable", "spec.nodeName (or th
 
 // The node a pod spec names: spec.nodeName, a nodeSelector on
 // kubernetes.io/hostname, or required node affinity that allows one node only.
-std::optional<std::string_view> pinned_node(const PodSpecView& spec);
+std::optional<NodeRef> pinned_node(const PodSpecView& spec);
 
 bool mounts_image_volume(const PodSpecView& spec);
 

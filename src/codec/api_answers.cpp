@@ -23,6 +23,7 @@ Result<NodeRecord> read_node(const Value& node) {
     out.name = view(*name);
     if (const Value* v = member(info, "kubeletVersion"); v != nullptr && v->IsString()) out.info.kubelet_version = view(*v);
     if (const Value* v = member(info, "containerRuntimeVersion"); v != nullptr && v->IsString()) out.info.container_runtime_version = view(*v);
+    if (const Value* v = member(member(member(&node, "metadata"), "labels"), kHostnameLabel); v != nullptr && v->IsString()) out.info.hostname = view(*v);
     if (const Value* images = member(status, "images"); images != nullptr && images->IsArray()) {
         for (const Value& image : images->GetArray()) {
             const Value* names = member(&image, "names");

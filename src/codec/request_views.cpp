@@ -4,6 +4,7 @@
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace miw::json {
 
@@ -378,7 +379,9 @@ void read_node_terms(const Value& spec, PodSpecView& out) {
     if (terms == nullptr || !terms->IsArray()) return;
     for (const Value& term : terms->GetArray()) {
         NodeSelectorTermView t;
-        for (const auto& [field, key] : {std::pair{"matchExpressions", kHostnameLabel}, std::pair{"matchFields", std::string_view("metadata.name")}}) {
+        constexpr std::tuple<const char*, std::string_view, NodeNamedBy> kNaming[] = {{"matchExpressions", kHostnameLabel, NodeNamedBy::hostname_label},
+                                                                                     {"matchFields", "metadata.name", NodeNamedBy::name}};
+        for (const auto& [field, key, by] : kNaming) {
             const Value* list = member(&term, field);
             if (list == nullptr || !list->IsArray()) continue;
             for (const Value& requirement : list->GetArray()) {
@@ -387,11 +390,12 @@ void read_node_terms(const Value& spec, PodSpecView& out) {
                 const Value* values = member(&requirement, "values");
                 if (k == nullptr || !k->IsString() || view(*k) != key || op == nullptr || !op->IsString() || view(*op) != "In") continue;
                 if (values == nullptr || !values->IsArray()) continue;
-                std::vector<std::string_view> names;
+                NodeConstraintView constraint;
+                constraint.by = by;
                 for (const Value& v : values->GetArray()) {
-                    if (v.IsString()) names.push_back(view(v));
+                    if (v.IsString()) constraint.values.push_back(view(v));
                 }
-                t.node_name_constraints.push_back(std::move(names));
+                t.node_constraints.push_back(std::move(constraint));
             }
         }
         out.required_node_terms.push_back(std::move(t));
@@ -505,6 +509,7 @@ std::optional<RequestError> read_workload(const Value& object, const std::vector
     const Value* annotations = member(metadata, "annotations");
     if (auto e = read_annotation(annotations, kModelImageAnnotation, out.has_model_image, out.model_image)) return e;
     if (auto e = read_annotation(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers)) return e;
+    out.has_kueue_preferred_topology = member(annotations, kKueuePreferredTopologyAnnotation) != nullptr;
     // Objects that do not opt in are not rendered: their pod specs are not read.
     if (!pod_specs_always && out.opt_in_label != kOptInValue) return std::nullopt;
     for (std::string_view pointer : locations) {

@@ -1,5 +1,7 @@
 #include "model_image_webhook/node_source.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 #include <algorithm>
 
 namespace miw {
@@ -29,23 +31,36 @@ void NodeInfo::add_image_name(std::string_view name) {
     if (at == pinned_images.end() || *at != h) pinned_images.insert(at, h);
 }
 
+std::string describe(const NodeRef& node) {
+    if (node.by == NodeNamedBy::name) return "node " + quote_value(node.value, 253);
+    return "the node labelled " + std::string(kHostnameLabel) + "=" + quote_value(node.value, 253);
+}
+
 std::vector<std::string> nodes_holding_in(const NodeMap& nodes, std::string_view reference, std::size_t limit) {
     std::vector<std::string> out;
     if (limit == 0) return out;
     const ImageNameHash h = image_name_hash(reference);
-    // The map is ordered by name: the first `limit` found are the first by name.
     for (const auto& [name, info] : nodes) {
-        if (!std::binary_search(info.pinned_images.begin(), info.pinned_images.end(), h)) continue;
-        out.push_back(name);
-        if (out.size() == limit) break;
+        if (info.hostname.empty() || !std::binary_search(info.pinned_images.begin(), info.pinned_images.end(), h)) continue;
+        out.push_back(info.hostname);
     }
+    // By label value, not by name: the term lists label values, and the cut
+    // to `limit` must not depend on how the Nodes are named.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (out.size() > limit) out.resize(limit);
     return out;
 }
 
-NodeLookup StaticNodeSource::lookup(std::string_view name) const {
+NodeLookup lookup_in(const NodeMap& nodes, const NodeRef& node) {
     NodeLookup out;
-    const auto it = nodes_.find(name);
-    if (it == nodes_.end()) return out;
+    auto it = nodes.end();
+    if (node.by == NodeNamedBy::name) {
+        it = nodes.find(node.value);
+    } else if (!node.value.empty()) {
+        it = std::find_if(nodes.begin(), nodes.end(), [&](const auto& n) { return n.second.hostname == node.value; });
+    }
+    if (it == nodes.end()) return out;
     out.status = NodeLookupStatus::found;
     out.info = it->second;
     return out;

@@ -6,15 +6,19 @@ namespace miw {
 
 namespace {
 
-// The one node a term allows, if its constraints narrow it to one.
-std::optional<std::string_view> term_node(const NodeSelectorTermView& term) {
-    std::optional<std::string_view> node;
-    for (const auto& values : term.node_name_constraints) {
-        if (values.size() != 1) continue;
-        if (node && *node != values.front()) return std::nullopt;  // two different nodes: nothing matches
-        node = values.front();
+// The one node a term allows, if its constraints narrow it to one. Where it
+// names the node both ways, by the Node's name (the more exact).
+std::optional<NodeRef> term_node(const NodeSelectorTermView& term) {
+    std::optional<std::string_view> by_name, by_label;
+    for (const auto& constraint : term.node_constraints) {
+        if (constraint.values.size() != 1) continue;
+        auto& node = constraint.by == NodeNamedBy::name ? by_name : by_label;
+        if (node && *node != constraint.values.front()) return std::nullopt;  // two different nodes: nothing matches
+        node = constraint.values.front();
     }
-    return node;
+    if (by_name) return NodeRef{*by_name, NodeNamedBy::name};
+    if (by_label) return NodeRef{*by_label, NodeNamedBy::hostname_label};
+    return std::nullopt;
 }
 
 std::string versions_seen(const NodeInfo& info) {
@@ -24,11 +28,11 @@ std::string versions_seen(const NodeInfo& info) {
 
 }  // namespace
 
-std::optional<std::string_view> pinned_node(const PodSpecView& spec) {
-    if (!spec.node_name.empty()) return spec.node_name;
-    if (spec.has_hostname_selector && !spec.hostname_selector.empty()) return spec.hostname_selector;
+std::optional<NodeRef> pinned_node(const PodSpecView& spec) {
+    if (!spec.node_name.empty()) return NodeRef{spec.node_name, NodeNamedBy::name};
+    if (spec.has_hostname_selector && !spec.hostname_selector.empty()) return NodeRef{spec.hostname_selector, NodeNamedBy::hostname_label};
     // Terms are ORed: the Pod is pinned only when every term allows the same one node.
-    std::optional<std::string_view> node;
+    std::optional<NodeRef> node;
     for (const auto& term : spec.required_node_terms) {
         const auto one = term_node(term);
         if (!one || (node && *node != *one)) return std::nullopt;
@@ -88,7 +92,7 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
     std::string runtimes;
     for (const auto& f : config.runtime_floors) runtimes += (runtimes.empty() ? "" : " or ") + f.runtime + " " + f.floor.to_string() + " or newer";
     const std::string floors = "image volumes need kubelet " + kImageVolumeKubeFloor.to_string() + " or newer and " + runtimes;
-    const std::string who = "Pod " + quote_value(req.name, 253) + " mounts an image volume and is pinned to node " + quote_value(*node, 253);
+    const std::string who = "Pod " + quote_value(req.name, 253) + " mounts an image volume and is pinned to " + describe(*node);
     const NodeLookup found = nodes ? nodes->lookup(*node) : NodeLookup{};
     switch (found.status) {
         case NodeLookupStatus::not_found:

@@ -387,7 +387,9 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
         // touched it would be refused by the apiserver.
         const bool template_frozen = req.kind.group == "batch" && req.kind.kind == "Job" && req.operation != Operation::create;
         if (spec.template_metadata && !template_frozen) copy_opt_in_to_template(w, *spec.template_metadata, patch);
-        if (w.is_pod && req.operation == Operation::create && config.prefer_nodes_with_image && nodes != nullptr && !pinned_node(spec)) {
+        // Kueue's topology-aware scheduling owns the placement of a Pod it marks.
+        if (w.is_pod && req.operation == Operation::create && config.prefer_nodes_with_image && nodes != nullptr && !w.has_kueue_preferred_topology &&
+            !pinned_node(spec)) {
             if (const auto warm = nodes->nodes_holding(w.model_image, kMaxPreferredNodes)) render_placement(spec, *warm, patch);
         }
         std::vector<std::string_view> container_names;

@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/api_answers.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -15,6 +16,7 @@
 
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -307,6 +309,40 @@ bool valid_node_name(std::string_view name) {
     return true;
 }
 
+// A label value (63 characters at most, alphanumerics with '-', '_' and '.'
+// inside): anything else cannot be a Node's hostname label and must not
+// reach the request's query.
+bool valid_label_value(std::string_view value) {
+    if (value.empty() || value.size() > 63) return false;
+    const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+    if (!alnum(value.front()) || !alnum(value.back())) return false;
+    return std::all_of(value.begin(), value.end(), [&](char c) { return alnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// The answer to GET /api/v1/nodes/NAME (one Node) or to a list by label
+// selector (the first Node by name carries it).
+NodeLookup read_node_answer(std::string& body, const NodeRef& node) {
+    NodeLookup out;
+    if (node.by == NodeNamedBy::name) {
+        StaticNodeSource one("the Kubernetes API");
+        if (const Status added = add_nodes_from_json(body, one); !added) {
+            out.status = NodeLookupStatus::unavailable;
+            out.detail = "the Node could not be read: " + added.error();
+            return out;
+        }
+        return one.lookup(node);
+    }
+    Result<NodeListPage> page = read_node_list(body);
+    if (!page) {
+        out.status = NodeLookupStatus::unavailable;
+        out.detail = page.error();
+        return out;
+    }
+    NodeMap nodes;
+    for (NodeRecord& n : page->nodes) nodes.emplace(std::move(n.name), std::move(n.info));
+    return lookup_in(nodes, node);
+}
+
 }  // namespace
 
 std::optional<KubeApiConfig> in_cluster_config() {
@@ -391,39 +427,40 @@ Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chron
     return version;
 }
 
-NodeLookup ApiNodeSource::lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const {
-    if (!valid_node_name(name)) return NodeLookup{};  // no Node can have that name
+NodeLookup ApiNodeSource::lookup_until(const NodeRef& node, std::chrono::steady_clock::time_point deadline) const {
+    const bool by_name = node.by == NodeNamedBy::name;
+    // No Node can be named so: nothing is asked.
+    if (by_name ? !valid_node_name(node.value) : !valid_label_value(node.value)) return NodeLookup{};
+    const std::string key = (by_name ? "name/" : "label/") + std::string(node.value);
     const auto now = std::chrono::steady_clock::now();
     {
         std::lock_guard lock(mutex_);
-        const auto it = cache_.find(name);
+        const auto it = cache_.find(key);
         if (it != cache_.end() && it->second.expires > now) return it->second.lookup;
     }
+    // By label, a list by selector; limit=2 keeps the answer small where two share it.
+    const std::string path = by_name ? "/api/v1/nodes/" + std::string(node.value)
+                                     : "/api/v1/nodes?limit=2&labelSelector=" + percent_encode(std::string(kHostnameLabel) + "=" + std::string(node.value));
     NodeLookup out;
-    KubeClient::Response r = client_.get("/api/v1/nodes/" + std::string(name), kMaxNodeAnswerBytes, deadline);
+    KubeClient::Response r = client_.get(path, kMaxNodeAnswerBytes, deadline);
     if (!r.error.empty()) {
         out.status = NodeLookupStatus::unavailable;
         out.detail = r.error;
         return out;
     }
-    if (r.status == 404) {
+    if (r.status == 404 && by_name) {
         out.status = NodeLookupStatus::not_found;
     } else if (r.status != 200) {
         out.status = NodeLookupStatus::unavailable;
-        out.detail = "GET /api/v1/nodes/" + std::string(name) + " answered " + std::to_string(r.status);
+        out.detail = "GET " + path + " answered " + std::to_string(r.status);
         return out;
     } else {
-        StaticNodeSource one("the Kubernetes API");
-        if (const Status added = add_nodes_from_json(r.body, one); !added) {
-            out.status = NodeLookupStatus::unavailable;
-            out.detail = "the Node could not be read: " + added.error();
-            return out;
-        }
-        out = one.lookup(name);
+        out = read_node_answer(r.body, node);
+        if (out.status == NodeLookupStatus::unavailable) return out;
     }
     std::lock_guard lock(mutex_);
     if (cache_.size() > 10000) cache_.clear();  // bounded, whatever names requests bring
-    cache_[std::string(name)] = Cached{out, now + ttl_};
+    cache_[key] = Cached{out, now + ttl_};
     return out;
 }
 

@@ -55,8 +55,9 @@ public:
     ApiNodeSource(const KubeClient& client, std::chrono::milliseconds ttl, std::chrono::milliseconds timeout)
         : client_(client), ttl_(ttl), timeout_(timeout) {}
 
-    NodeLookup lookup(std::string_view name) const override { return lookup_until(name, std::chrono::steady_clock::now() + timeout_); }
-    NodeLookup lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const override;
+    NodeLookup lookup(const NodeRef& node) const override { return lookup_until(node, std::chrono::steady_clock::now() + timeout_); }
+    // By name, GET /api/v1/nodes/NAME; by hostname label, a list by label selector.
+    NodeLookup lookup_until(const NodeRef& node, std::chrono::steady_clock::time_point deadline) const override;
     std::string origin() const override { return "the Kubernetes API"; }
     // One Node at a time: which hold an image is the watch's to know.
     std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }

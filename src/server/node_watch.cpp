@@ -150,21 +150,21 @@ NodeWatch::WatchEnd NodeWatch::watch() {
 
 // Not listed yet, or a Node created a moment ago that the watch has not
 // brought: the API is asked, so no Pod is refused for the watch's lag.
-std::optional<NodeLookup> WatchedNodeSource::cached(std::string_view name) const {
+std::optional<NodeLookup> WatchedNodeSource::cached(const NodeRef& node) const {
     if (!cache_.synced()) return std::nullopt;
-    NodeLookup found = cache_.lookup(name);
+    NodeLookup found = cache_.lookup(node);
     if (found.status != NodeLookupStatus::found) return std::nullopt;
     return found;
 }
 
-NodeLookup WatchedNodeSource::lookup(std::string_view name) const {
-    if (auto found = cached(name)) return std::move(*found);
-    return api_.lookup(name);
+NodeLookup WatchedNodeSource::lookup(const NodeRef& node) const {
+    if (auto found = cached(node)) return std::move(*found);
+    return api_.lookup(node);
 }
 
-NodeLookup WatchedNodeSource::lookup_until(std::string_view name, steady_clock::time_point deadline) const {
-    if (auto found = cached(name)) return std::move(*found);
-    return api_.lookup_until(name, deadline);
+NodeLookup WatchedNodeSource::lookup_until(const NodeRef& node, steady_clock::time_point deadline) const {
+    if (auto found = cached(node)) return std::move(*found);
+    return api_.lookup_until(node, deadline);
 }
 
 }  // namespace miw::server

@@ -66,15 +66,15 @@ class WatchedNodeSource : public DeadlineNodeSource {
 public:
     WatchedNodeSource(const NodeCache& cache, const ApiNodeSource& api) : cache_(cache), api_(api) {}
 
-    NodeLookup lookup(std::string_view name) const override;
-    NodeLookup lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const override;
+    NodeLookup lookup(const NodeRef& node) const override;
+    NodeLookup lookup_until(const NodeRef& node, std::chrono::steady_clock::time_point deadline) const override;
     std::string origin() const override { return "the Kubernetes API"; }
     std::optional<std::vector<std::string>> nodes_holding(std::string_view reference, std::size_t limit) const override {
         return cache_.nodes_holding(reference, limit);
     }
 
 private:
-    std::optional<NodeLookup> cached(std::string_view name) const;  // a Node the listed cache holds
+    std::optional<NodeLookup> cached(const NodeRef& node) const;  // a Node the listed cache holds
 
     const NodeCache& cache_;
     const ApiNodeSource& api_;

@@ -19,7 +19,7 @@ namespace miw::server {
 // A NodeSource that can honour a deadline (the Kubernetes API client).
 class DeadlineNodeSource : public NodeSource {
 public:
-    virtual NodeLookup lookup_until(std::string_view name, std::chrono::steady_clock::time_point deadline) const = 0;
+    virtual NodeLookup lookup_until(const NodeRef& node, std::chrono::steady_clock::time_point deadline) const = 0;
 };
 
 class PolicyHolder {

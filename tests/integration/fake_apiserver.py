@@ -12,12 +12,19 @@ import time
 import urllib.parse
 
 
+def hostname_of(name, spec):
+    """The Node's kubernetes.io/hostname label: spec's fourth member where
+    given (clouds name Nodes otherwise), else its name (as kubeadm and kind)."""
+    return spec[3] if len(spec) > 3 else name
+
+
 def node_object(name, spec, resource_version="1"):
-    """A Node as the apiserver writes it; spec is (kubelet, runtime) or
-    (kubelet, runtime, [image names])."""
+    """A Node as the apiserver writes it; spec is (kubelet, runtime),
+    (kubelet, runtime, [image names]) or (kubelet, runtime, [image names], hostname label)."""
     kubelet, runtime = spec[0], spec[1]
     images = [{"names": [n, n.split("@")[0] + ":latest"], "sizeBytes": 16 << 30} for n in (spec[2] if len(spec) > 2 else [])]
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "resourceVersion": resource_version},
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "resourceVersion": resource_version, "labels": {"kubernetes.io/hostname": hostname_of(name, spec)}},
             "status": {"nodeInfo": {"kubeletVersion": kubelet, "containerRuntimeVersion": runtime}, "images": images}}
 
 
@@ -140,6 +147,11 @@ class FakeApiserver:
                     if outer.list_status != 200:
                         return self.answer(outer.list_status, {"kind": "Status", "code": outer.list_status})
                     names = sorted(outer.nodes)
+                    selector = query.get("labelSelector", [""])[0]
+                    if selector:  # only kubernetes.io/hostname=VALUE is asked for
+                        key, _, value = selector.partition("=")
+                        assert key == "kubernetes.io/hostname", selector
+                        names = [n for n in names if hostname_of(n, outer.nodes[n]) == value]
                     limit = int(query.get("limit", ["500"])[0])
                     start = int(query.get("continue", ["0"])[0])
                     page = names[start:start + limit]

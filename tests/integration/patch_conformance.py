@@ -675,12 +675,13 @@ def case(name, kind, obj, expect_patch=True, warnings=(), placed=False):
     CASES.append((name, kind, obj, expect_patch, warnings, placed))
 
 
-# Nodes for placement: two hold the pinned image (listed out of order), one only its tag.
+# Nodes for placement: two hold the pinned image (listed out of order), one only its tag;
+# the term names them by their kubernetes.io/hostname label, not their names.
 NODES_FILE = os.path.join(tempfile.mkdtemp(prefix="miw-patch-"), "nodes.json")
 WARM = ["gpu-a", "gpu-b"]
 with open(NODES_FILE, "w") as f:
     json.dump({"apiVersion": "v1", "kind": "List", "items": [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": {
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name + ".compute.internal", "labels": {"kubernetes.io/hostname": name}}, "status": {
             "nodeInfo": {"kubeletVersion": "v1.35.1", "containerRuntimeVersion": "containerd://2.1.3"},
             "images": [{"names": names}]}}
         for name, names in [("gpu-b", [REF]), ("gpu-c", [REF.split("@")[0] + ":v1"]), ("gpu-a", [REF, REF.split("@")[0] + ":v1"])]]}, f)

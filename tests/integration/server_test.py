@@ -577,6 +577,48 @@ def the_node_watch_keeps_placement_and_the_node_check_current():
         api.stop()
 
 
+def pinned_by_hostname(hostname):
+    """A Pod pinned by a nodeSelector on kubernetes.io/hostname, as people pin them."""
+    body = json.loads(example("pod-pinned-supported-node"))
+    spec = body["request"]["object"]["spec"]
+    spec.pop("nodeName", None)
+    spec["nodeSelector"] = {"kubernetes.io/hostname": hostname}
+    return json.dumps(body).encode()
+
+
+@test
+def nodes_named_as_clouds_name_them_are_found_by_their_hostname_label():
+    # ip-10-0-2-9.ec2.internal carries kubernetes.io/hostname=ip-10-0-2-9: a nodeSelector names the label.
+    ref = json.loads(example("pod-already-rendered"))["request"]["object"]["metadata"]["annotations"]["gpustack.ai/model-image"]
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.nodes = {"ip-10-0-2-9.ec2.internal": ("v1.34.2", "containerd://2.0.5", [ref], "ip-10-0-2-9"),
+                 "ip-10-0-3-1.ec2.internal": ("v1.35.1", "containerd://2.1.3", [ref], "ip-10-0-3-1")}
+    flags = ["--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE]
+    for watch in ("false", "true"):
+        s = Server(*flags, "--watch-nodes=" + watch)
+        try:
+            if watch == "true":
+                assert wait_for(lambda: s.metric("miw_node_cache_nodes") == 2, 10)
+                assert preferred_nodes(s) == ["ip-10-0-2-9", "ip-10-0-3-1"], "placement names the label values"
+            before = len(api.requests)
+            r = review_of(s.post("/validate?timeout=10s", pinned_by_hostname("ip-10-0-2-9"))[1])
+            assert r["allowed"] is False and r["auditAnnotations"]["rule"] == "node-floor", r
+            assert 'kubernetes.io/hostname=\"ip-10-0-2-9\"' in r["status"]["message"], r["status"]["message"]
+            assert review_of(s.post("/validate?timeout=10s", pinned_by_hostname("ip-10-0-3-1"))[1])["allowed"] is True
+            r = review_of(s.post("/validate?timeout=10s", pinned_by_hostname("ip-10-0-3-1.ec2.internal"))[1])
+            assert r["auditAnnotations"]["rule"] == "node-not-found", "a Node's name is not its label"
+            asked = api.requests[before:]
+            if watch == "false":
+                assert "/api/v1/nodes?limit=2&labelSelector=kubernetes.io%2Fhostname%3Dip-10-0-2-9" in asked, asked
+            else:
+                assert not any("labelSelector=kubernetes.io%2Fhostname%3Dip-10-0-2-9" in p for p in asked), "the watch's index answers"
+            assert review_of(s.post("/validate?timeout=10s", pinned_pod("ip-10-0-3-1.ec2.internal"))[1])["allowed"] is True, \
+                "nodeName is the Node's name"
+        finally:
+            s.stop()
+    api.stop()
+
+
 @test
 def a_hanging_node_list_does_not_hold_up_shutdown():
     api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")

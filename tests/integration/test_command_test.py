@@ -449,8 +449,12 @@ def a_namespace_labelled_for_a_mode_is_judged_in_that_mode():
 def pods_are_placed_towards_the_nodes_among_the_inputs_that_hold_their_image():
     pod = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: qwen-0\n  namespace: gpustack\n  labels: {gpustack.ai/model-delivery: image}\n"
            "  annotations: {gpustack.ai/model-image: '" + REF + "'}\nspec:\n  containers: [{name: vllm, image: vllm/vllm-openai:v0.6.3}]\n")
-    nodes = "".join("---\napiVersion: v1\nkind: Node\nmetadata: {name: %s}\nstatus:\n  nodeInfo: {kubeletVersion: v1.35.1, containerRuntimeVersion: 'containerd://2.1.3'}\n"
-                    "  images: [{names: ['%s']}]\n" % (name, image) for name, image in [("gpu-2", REF), ("gpu-1", REF), ("gpu-3", REF.split("@")[0] + ":v1")])
+    # Named as clouds name Nodes: the term lists their kubernetes.io/hostname label values,
+    # sorted by those; a warm Node without the label cannot be preferred and is left out.
+    nodes = "".join("---\napiVersion: v1\nkind: Node\nmetadata: {name: %s%s}\nstatus:\n  nodeInfo: {kubeletVersion: v1.35.1, containerRuntimeVersion: 'containerd://2.1.3'}\n"
+                    "  images: [{names: ['%s']}]\n" % (name, ", labels: {kubernetes.io/hostname: %s}" % host if host else "", image)
+                    for name, host, image in [("ip-10-0-0-1.ec2.internal", "gpu-2", REF), ("ip-10-0-0-2.ec2.internal", "gpu-1", REF),
+                                              ("ip-10-0-0-3.ec2.internal", "gpu-3", REF.split("@")[0] + ":v1"), ("ip-10-0-0-4.ec2.internal", None, REF)])
     code, objects, doc = verdicts(["--show-patched", write("placed.yaml", pod + nodes)])
     assert code == 0, objects
     placed = doc["objects"][0]["patched"]["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
