@@ -1,9 +1,12 @@
 // Any JSON as the spec of an opted-in Pod: every patch the webhook produces
 // applies cleanly to the Pod it was made for, and a second pass over the
 // patched Pod produces no patch; whichever reader parses it, the answer is
-// the same.
+// the same; every warning fits what the apiserver passes on, a denial's
+// message under warn enforcement too.
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/manifest.hpp"
+
+#include "warnings_fit.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -17,18 +20,20 @@ const std::string kMetadata =
 
 std::string pod_with_spec(const std::string& spec) { return R"({"apiVersion":"v1","kind":"Pod",)" + kMetadata + R"(,"spec":)" + spec + "}"; }
 
-miw::ReviewResult mutate(const std::string& pod) {
+miw::ReviewResult mutate(const std::string& pod, miw::Enforcement enforcement = miw::Enforcement::deny) {
     const std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"f","kind":{"group":"","version":"v1","kind":"Pod"},)"
                              R"("operation":"CREATE","object":)" + pod + "}}";
     miw::ReviewContext context;
     context.endpoint = miw::Endpoint::mutate;
     context.policy.apiserver = miw::ApiserverVersion::from_text("v1.35.0");
+    context.enforcement = enforcement;
     std::string compact_body = body, reference_body = body;
     miw::ReviewResult r = miw::review(compact_body, context);
     // The compact reader must answer as RapidJSON alone does, to the byte.
     context.json_reader = miw::JsonReader::rapidjson_only;
     const miw::ReviewResult reference = miw::review(reference_body, context);
     if (r.body != reference.body || r.outcome != reference.outcome || r.error != reference.error) std::abort();
+    if (!miw::fuzz::warnings_fit(r.warnings)) std::abort();
     return r;
 }
 
@@ -37,6 +42,7 @@ miw::ReviewResult mutate(const std::string& pod) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string pod = pod_with_spec(std::string(reinterpret_cast<const char*>(data), size));
     const miw::ReviewResult first = mutate(pod);
+    if (first.outcome == miw::ReviewOutcome::denied) mutate(pod, miw::Enforcement::warn);
     if (first.patch.empty()) return 0;
     // A spec that closes the Pod early ({...}}, "x": ...) still makes a review
     // that is JSON, the rest read as members of the request, but a Pod text

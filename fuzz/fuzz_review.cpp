@@ -4,6 +4,8 @@
 // while everything else is answered as under deny.
 #include "model_image_webhook/admission_review.hpp"
 
+#include "warnings_fit.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -31,12 +33,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.outcome == miw::ReviewOutcome::unreadable && r.http_status != 400) std::abort();
         if (r.outcome != miw::ReviewOutcome::unreadable && (r.http_status != 200 || r.body.front() != '{')) std::abort();
         if (endpoint == miw::Endpoint::validate && !r.patch.empty()) std::abort();
+        if (!miw::fuzz::warnings_fit(r.warnings)) std::abort();
 
         for (miw::Enforcement mode : {miw::Enforcement::warn, miw::Enforcement::audit}) {
             context.json_reader = miw::JsonReader::compact_first;
             context.enforcement = mode;
             std::string softened_body(reinterpret_cast<const char*>(data), size);
             const miw::ReviewResult s = miw::review(softened_body, context);
+            if (!miw::fuzz::warnings_fit(s.warnings)) std::abort();  // a denial's message as warnings too
             if (r.outcome == miw::ReviewOutcome::denied) {
                 if (s.outcome != miw::ReviewOutcome::would_deny || !s.patch.empty() || s.rules != r.rules) std::abort();
                 if (s.body.find("\"status\":") != std::string::npos) std::abort();  // allowed answers carry no status

@@ -44,7 +44,7 @@ TEST_CASE("a tag beside the digest is allowed with a warning that it is ignored"
     const auto check = check_pinned_reference("registry.example.com/gpustack/models/llama:3.1@sha256:" + kHex64, kSha256Only);
     REQUIRE(check.ok());
     REQUIRE(check.warnings.size() == 1);
-    CHECK(check.warnings[0] == "tag \"3.1\" is ignored; the digest sha256:9372c470eead... is what is pulled");
+    CHECK(check.warnings[0].text() == "tag \"3.1\" is ignored; the digest sha256:9372c470eead... is what is pulled");
 }
 
 TEST_CASE("references that do not pin one image are refused with the rule and the fix", "[pinned_reference]") {

@@ -257,8 +257,7 @@ TEST_CASE("warnings say what could not be cleaned", "[policy_pod]") {
         {"envFrom", {}, {}, true, {"container \"c\": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it"}},
         {"--revision inside sh -c", {arg("vllm serve /m --revision main")}, {}, false,
          {"container \"c\": a --revision inside a shell string is not removed",
-          "container \"c\": the model \"/m\" named inside a shell string is not rewritten, so the engine will still read it from that path, not from the "
-          "image; run the engine in exec form (command and args as lists), or point it at /var/lib/gpustack/model"}},
+          "container \"c\": the model \"/m\" in a shell string is not rewritten, so the engine still reads that path, not the image; run the engine in exec form, or point it at /var/lib/gpustack/model"}},
         {"--download-dir inside sh -c", {}, {arg("sh"), arg("-c"), arg("python3 -m sglang.launch_server --model-path /var/lib/gpustack/model --download-dir /d")},
          false, {"container \"c\": a --download-dir inside a shell string is not removed"}},
         {"--revision= inside a shell string", {arg("x;--revision=main")}, {}, false, {"container \"c\": a --revision inside a shell string is not removed"}},

@@ -3,6 +3,8 @@
 // opt-in annotation.
 #pragma once
 
+#include "model_image_webhook/warning.hpp"
+
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/rule.hpp"
 
@@ -31,7 +33,7 @@ inline constexpr Rule kDigestInvalid{"digest-invalid", kReferenceFields, kRefere
 struct PinnedReferenceCheck {
     const Rule* rule = nullptr;  // null when the reference is acceptable
     std::string detail;  // why not, and what to write instead
-    std::vector<std::string> warnings;  // for an acceptable one (a tag beside the digest)
+    std::vector<Warning> warnings;  // for an acceptable one (a tag beside the digest)
 
     bool ok() const { return rule == nullptr; }
 };

@@ -32,6 +32,14 @@ std::string cut_with_length(std::string_view text, std::size_t max_bytes);
 // megabyte is not repeated.
 std::string container_named(std::string_view name);
 
+// text escaped as Go's %q escapes it (without the quotes), appended to out
+// character by character while out grows by at most max_out bytes; returns
+// how many bytes of text were taken. C1 controls are escaped too (\u0080).
+std::size_t append_go_escaped(std::string& out, std::string_view text, std::size_t max_out = static_cast<std::size_t>(-1));
+// The same for text shown bare: a control character as a space, a byte that
+// is not UTF-8 as '?'.
+std::size_t append_printable(std::string& out, std::string_view text, std::size_t max_out = static_cast<std::size_t>(-1));
+
 // A value as Go's %q prints it in a field error ("..." with escapes), cut to
 // about max_bytes so that a megabyte of input is not echoed back.
 std::string quote_value(std::string_view value, std::size_t max_bytes = 128);

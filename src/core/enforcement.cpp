@@ -1,5 +1,8 @@
 #include "model_image_webhook/enforcement.hpp"
 
+#include "model_image_webhook/text.hpp"
+#include "model_image_webhook/warning.hpp"
+
 namespace miw {
 
 std::optional<Enforcement> parse_enforcement(std::string_view text) {
@@ -31,10 +34,11 @@ Decision enforce(Decision decision, Enforcement mode) {
         const std::size_t before = decision.warnings.size();
         // One warning per field error keeps each one short enough to read
         // whole; a refusal without field errors has one message.
+        // The message is cut at its end where it must be: "would be denied" stays.
         if (decision.causes.empty()) {
-            decision.warnings.push_back(std::string(kWouldBeDenied) + decision.message);
+            decision.warnings.push_back(Warning(kWouldBeDenied).bare(decision.message, kMaxWarningBytes).text());
         } else {
-            for (const auto& cause : decision.causes) decision.warnings.push_back(std::string(kWouldBeDenied) + cause.text());
+            for (const auto& cause : decision.causes) decision.warnings.push_back(Warning(kWouldBeDenied).bare(cause.text(), kMaxWarningBytes).text());
         }
         decision.softened_warnings = decision.warnings.size() - before;
     }

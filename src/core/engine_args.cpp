@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/download_env.hpp"
 #include "model_image_webhook/text.hpp"
+#include "model_image_webhook/warning.hpp"
 
 #include <algorithm>
 #include <array>
@@ -461,34 +462,14 @@ void sort_removals(ArgvEdits& edits) {
     }
 }
 
-void add_warning(std::vector<std::string>& warnings, std::string warning) {
-    if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
-}
-
-// The most of a warning the apiserver passes on.
-constexpr std::size_t kWarningBytes = 256;
-
-// The bytes of each of `values` quoted values a warning can show and stay
-// within kWarningBytes, its other text taking `text`: each value's quotes and
-// a cut value's length counted; at least 8, at most 128.
-std::size_t value_room(std::size_t text, std::size_t values) {
-    const std::size_t used = text + values * (2 + 20);
-    return used + 8 * values < kWarningBytes ? std::min<std::size_t>((kWarningBytes - used) / values, 128) : 8;
-}
-
-// A warning that quotes `values` values: each shown up to 128 bytes, or,
-// where that passes what the apiserver passes on, cut so that the rest of the
-// warning (`text` bytes: what was changed, and why) stays whole.
-template <typename Said>
-std::string within_warning_bytes(const Said& said, std::size_t text, std::size_t values) {
-    std::string warning = said(std::size_t{128});
-    if (warning.size() > kWarningBytes) warning = said(value_room(text, values));
-    return warning;
+void add_warning(std::vector<std::string>& warnings, const Warning& warning) {
+    std::string text = warning.text();
+    if (std::find(warnings.begin(), warnings.end(), text) == warnings.end()) warnings.push_back(std::move(text));
 }
 
 // "container \"NAME\": ", the start of each warning about one container;
 // built only for a warning.
-std::string who(const ContainerView& c) { return container_named(c.name) + ": "; }
+Warning who(const ContainerView& c) { return Warning("container ").quote(c.name, 63).say(": "); }
 
 // The variable `name` as the kubelet sets it: its last definition in env; null when there is none.
 const EnvVarView* last_definition(const ContainerView& c, std::string_view name) {
@@ -615,7 +596,7 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
         if (shell_string) {
             const unsigned mentioned = download_flags_in_shell_string(text);
             for (std::size_t k = 0; k < matched && mentioned != 0; ++k) {
-                if ((mentioned >> k & 1u) != 0) add_warning(edits.warnings, who(c) + "a " + std::string(kDownloadFlags[k]) + " inside a shell string is not removed");
+                if ((mentioned >> k & 1u) != 0) add_warning(edits.warnings, who(c).say("a ").say(kDownloadFlags[k]).say(" inside a shell string is not removed"));
             }
             note_download_variables(text, variables);
         }
@@ -625,8 +606,8 @@ void plan_download_flags(const std::vector<Word>& words, const ContainerView& c,
     }
     if (!variables.first.empty()) {
         // Named, never its value (a token); at most 64 bytes of the name.
-        add_warning(edits.warnings, who(c) + std::string(variables.first.substr(0, 64)) + " set inside a shell string is not removed" +
-                                        (variables.more ? " (nor the other hub or proxy variables it sets)" : ""));
+        add_warning(edits.warnings, who(c).bare(variables.first, 64).say(" set inside a shell string is not removed").say(
+                                        variables.more ? " (nor the other hub or proxy variables it sets)" : ""));
     }
     sort_removals(edits);
 }
@@ -696,10 +677,10 @@ void plan_download_step(const std::vector<Word>& words, const ContainerView& c, 
         // KServe writes the step from the InferenceService's storageUri: the
         // advice is to drop that. The URI itself is left out, to keep the
         // advice inside the 256 bytes the apiserver passes on.
-        add_warning(edits.warnings, who(c) + "downloads the InferenceService's storageUri" + without + "; the model image holds the weights: drop the storageUri");
+        add_warning(edits.warnings, who(c).say("downloads the InferenceService's storageUri").say(without).say("; the model image holds the weights: drop the storageUri"));
         return;
     }
-    add_warning(edits.warnings, who(c) + std::string(command) + " still fetches from the hub" + without + "; the model image holds the weights: drop the step");
+    add_warning(edits.warnings, who(c).bare(command).say(" still fetches from the hub").say(without).say("; the model image holds the weights: drop the step"));
 }
 
 // The name clients call the model by, from its old argument. A "$(NAME)" the
@@ -726,23 +707,20 @@ void warn_no_model(const std::vector<Word>& words, const Invocation& run, const 
     const std::string mount(kModelMountPath);
     // Behind a shell script, the word after the script is the shell's $0, not
     // one of "$@": a model written there is not passed on.
-    std::string said = who(c) + (run.forwarded ? "no model in the words after the script's $0: " : "no model on the command line: ");
-    // At most 255 bytes with the longest container name (240 not behind a
-    // shell), a --config value cut to fit: the advice at the end is never cut.
+    Warning said = who(c).say(run.forwarded ? "no model in the words after the script's $0: " : "no model on the command line: ");
     if (run.engine == Engine::trtllm) {
         // Its model is a required argument, whatever --config holds.
-        said += "TensorRT-LLM will not start; pass " + mount + " as the model";
+        said.say("TensorRT-LLM will not start; pass " + mount + " as the model");
     } else if (const auto config = find_flag(words, run.after, {"--config"})) {
-        const std::string head = said + "the engine loads the one --config ", tail = " names; pass " + mount + " as the model";
-        said = within_warning_bytes([&](std::size_t max_value) { return head + quote_value(config->value, max_value) + tail; }, head.size() + tail.size(), 1);
+        said.say("the engine loads the one --config ").quote(config->value).say(" names; pass " + mount + " as the model");
     } else if (run.engine == Engine::sglang) {
-        said += "SGLang will not start; pass --model-path " + mount;
+        said.say("SGLang will not start; pass --model-path " + mount);
     } else if (run.engine == Engine::dynamo_trtllm) {
-        said += "the worker loads DYN_TRTLLM_MODEL or its default model from the hub; pass --model-path " + mount;
+        said.say("the worker loads DYN_TRTLLM_MODEL or its default model from the hub; pass --model-path " + mount);
     } else {
-        said += "vLLM serves its default model from the hub; pass " + mount + " as the model";
+        said.say("vLLM serves its default model from the hub; pass " + mount + " as the model");
     }
-    add_warning(edits.warnings, std::move(said));
+    add_warning(edits.warnings, said);
 }
 
 // vLLM's and SGLang's model argument becomes the mount; the name clients call
@@ -762,12 +740,10 @@ void plan_model_path(const std::vector<Word>& words, const Invocation& run, cons
         const bool named = find_flag(words, 0, {"--served-model-name"}).has_value();
         const std::string served = served_name(model->value, c);
         if (!named) edits.appended_args = {"--served-model-name", served};
-        const std::string head = who(c) + "the model argument ", mid = " now reads " + std::string(kModelMountPath), added = "; --served-model-name ";
-        const std::string tail = named ? "; clients keep the --served-model-name already given" : " is added so clients keep calling it by that name";
-        const auto said = [&](std::size_t max_value) {
-            return head + quote_value(model->value, max_value) + mid + (named ? tail : added + quote_value(served, max_value) + tail);
-        };
-        add_warning(edits.warnings, within_warning_bytes(said, head.size() + mid.size() + tail.size() + (named ? 0 : added.size()), named ? 1 : 2));
+        Warning said = who(c).say("the model argument ").quote(model->value).say(" now reads ").say(kModelMountPath);
+        if (named) said.say("; clients keep the --served-model-name already given");
+        else said.say("; --served-model-name ").quote(served).say(" is added so clients keep calling it by that name");
+        add_warning(edits.warnings, said);
     }
     if (!model) warn_no_model(words, run, c, edits);
 }
@@ -802,15 +778,14 @@ void plan_kserve_model(const std::vector<Word>& words, const Invocation& run, co
     } else if (!id) {
         return;  // already the mount
     }
-    // At most 249 bytes with the longest container name and values: never cut.
-    std::string said = who(c);
-    if (id) said += "--model_id " + quote_value(id->value, 40) + " dropped, ";
-    said += !dir ? "--model_dir " + mount + " added" : (is_mount ? "--model_dir reads " : "--model_dir now reads ") + mount;
-    if (!id && dir && !is_mount) said += ", not " + quote_value(dir->value, 48);
-    said += ": the server loads the image's weights";
-    if (id) said += ", not the hub's";
-    else if (!dir) said += ", not /mnt/models (where its storage initializer downloads)";
-    add_warning(edits.warnings, std::move(said));
+    Warning said = who(c);
+    if (id) said.say("--model_id ").quote(id->value, 40).say(" dropped, ");
+    said.say(!dir ? "--model_dir " + mount + " added" : (is_mount ? "--model_dir reads " : "--model_dir now reads ") + mount);
+    if (!id && dir && !is_mount) said.say(", not ").quote(dir->value, 48);
+    said.say(": the server loads the image's weights");
+    if (id) said.say(", not the hub's");
+    else if (!dir) said.say(", not /mnt/models (where its storage initializer downloads)");
+    add_warning(edits.warnings, said);
 }
 
 // Hugging Face's servers, TGI's launcher and TEI's router, load --model-id,
@@ -825,25 +800,24 @@ void plan_model_id(const std::vector<Word>& words, const Invocation& run, const 
         if (names_mount(model->value)) return;
         const Word& at = words[model->word];
         edits.replacements.push_back({at.in_command, at.index, model->joined ? "--model-id=" + mount : mount});
-        // At most 246 bytes with the longest container name and value: never cut.
-        add_warning(edits.warnings, who(c) + "the model argument " + quote_value(model->value, 48) + " now reads " + mount + "; " + server +
-                                        " serves it under any name a request gives");
+        add_warning(edits.warnings, who(c).say("the model argument ").quote(model->value, 48).say(" now reads " + mount + "; ").say(server).say(
+                                        " serves it under any name a request gives"));
         return;
     }
     const EnvVarView* variable = last_definition(c, "MODEL_ID");
     if (variable != nullptr && variable->has_string_value && names_mount(variable->value)) return;
     edits.appended_args = {"--model-id=" + mount};
-    std::string said = who(c) + "--model-id=" + mount + " added: " + server + " loads the image's weights";
+    Warning said = who(c).say("--model-id=" + mount + " added: ").say(server).say(" loads the image's weights");
     if (variable != nullptr && variable->has_string_value) {
-        said += ", not MODEL_ID " + quote_value(variable->value, 48);
+        said.say(", not MODEL_ID ").quote(variable->value, 48);
     } else if (variable != nullptr) {
-        said += ", not the model its MODEL_ID names";
+        said.say(", not the model its MODEL_ID names");
     } else if (run.engine == Engine::tgi) {
-        said += c.has_env_from ? ", not a MODEL_ID from envFrom or its default model from the hub" : ", not its default model from the hub";
+        said.say(c.has_env_from ? ", not a MODEL_ID from envFrom or its default model from the hub" : ", not its default model from the hub");
     } else if (c.has_env_from) {
-        said += ", not a MODEL_ID from envFrom";
+        said.say(", not a MODEL_ID from envFrom");
     }
-    add_warning(edits.warnings, std::move(said));
+    add_warning(edits.warnings, said);
 }
 
 // TensorRT-LLM's trtllm-serve takes its model as an argument, which click
@@ -875,12 +849,9 @@ void plan_trtllm_model(const std::vector<Word>& words, const Invocation& run, co
     const Word& at = words[model->word];
     edits.replacements.push_back({at.in_command, at.index, std::string(kModelMountPath)});
     const bool named = find_flag(words, run.after, {"--served_model_name"}).has_value();
-    const std::string head = who(c) + "the model argument ";
-    const std::string tail = " now reads " + std::string(kModelMountPath) +
-                             (named ? "; clients keep the --served_model_name already given"
-                                    : "; TensorRT-LLM names it \"model\" (the directory's name) to clients unless --served_model_name is given");
-    const auto said = [&](std::size_t max_value) { return head + quote_value(model->value, max_value) + tail; };
-    add_warning(edits.warnings, within_warning_bytes(said, head.size() + tail.size(), 1));
+    add_warning(edits.warnings, who(c).say("the model argument ").quote(model->value).say(" now reads ").say(kModelMountPath).say(
+                                    named ? "; clients keep the --served_model_name already given"
+                                          : "; TensorRT-LLM names it \"model\" (the directory's name) to clients unless --served_model_name is given"));
 }
 
 // llama.cpp's server loads one GGUF file (-m), or downloads one from the hub
@@ -894,9 +865,10 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
     const std::string advice = "; pass -m with the GGUF file's path under " + std::string(kModelMountPath);
     // value: null for a variable set from a Secret or ConfigMap.
     const auto said = [&](std::string_view source, const std::string_view* value, std::string_view what) {
-        // At most 254 bytes with the longest container name and value: never cut.
-        const std::string shown = value != nullptr ? quote_value(*value, 40) : "(set from a Secret or ConfigMap)";
-        add_warning(edits.warnings, who(c) + std::string(source) + " " + shown + " " + std::string(what) + advice);
+        Warning said = who(c).bare(source).say(" ");
+        if (value != nullptr) said.quote(*value, 40);
+        else said.say("(set from a Secret or ConfigMap)");
+        add_warning(edits.warnings, said.say(" ").say(what).say(advice));
     };
     const auto value_of = [](const EnvVarView& e) { return e.has_string_value ? &e.value : nullptr; };
     // A download wins over -m: llama.cpp fetches the file to that path.
@@ -923,7 +895,7 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
         }
         return;
     }
-    add_warning(edits.warnings, who(c) + "no model on the command line: llama.cpp will not find one" + advice);
+    add_warning(edits.warnings, who(c).say("no model on the command line: llama.cpp will not find one").say(advice));
 }
 
 // NVIDIA NIM loads its model from its positional argument, else from
@@ -936,10 +908,7 @@ __attribute__((noinline)) void warn_llama_cpp_model(const std::vector<Word>& wor
 void warn_nim_model(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const std::string mount(kModelMountPath);
     const auto said = [&](std::string_view source, std::string_view value, std::string_view advice) {
-        const std::string head = who(c) + std::string(source) + " ";
-        const std::string tail = " is where NVIDIA NIM loads the model from, not the model image; " + std::string(advice);
-        const auto worded = [&](std::size_t max_value) { return head + quote_value(value, max_value) + tail; };
-        add_warning(edits.warnings, within_warning_bytes(worded, head.size() + tail.size(), 1));
+        add_warning(edits.warnings, who(c).say(source).say(" ").quote(value).say(" is where NVIDIA NIM loads the model from, not the model image; ").say(advice));
     };
     const auto variable_advice = [&](std::string_view name) { return "set " + std::string(name) + "=" + mount; };
     if (is_value_word(words, run.after)) {
@@ -948,8 +917,8 @@ void warn_nim_model(const std::vector<Word>& words, const Invocation& run, const
     }
     if (const EnvVarView* path = last_definition(c, "NIM_MODEL_PATH")) {
         if (!path->has_string_value) {
-            add_warning(edits.warnings, who(c) + "NIM_MODEL_PATH (set from a Secret or ConfigMap) is where NVIDIA NIM loads the model from; " +
-                                            variable_advice("NIM_MODEL_PATH"));
+            add_warning(edits.warnings, who(c).say("NIM_MODEL_PATH (set from a Secret or ConfigMap) is where NVIDIA NIM loads the model from; ").say(
+                                            variable_advice("NIM_MODEL_PATH")));
         } else if (!names_mount(path->value)) {
             said("NIM_MODEL_PATH", path->value, variable_advice("NIM_MODEL_PATH"));
         }
@@ -961,9 +930,8 @@ void warn_nim_model(const std::vector<Word>& words, const Invocation& run, const
         if (!names_mount(name->value)) said("NIM_MODEL_NAME", name->value, variable_advice("NIM_MODEL_NAME"));
         return;
     }
-    // At most 250 bytes with the longest container name.
-    add_warning(edits.warnings, who(c) + "NVIDIA NIM loads the model its image names from NGC" + (c.has_env_from ? " (or envFrom's NIM_MODEL_PATH)" : "") +
-                                    ", not the model image; use a model-free NIM image with NIM_MODEL_PATH=" + mount);
+    add_warning(edits.warnings, who(c).say("NVIDIA NIM loads the model its image names from NGC").say(c.has_env_from ? " (or envFrom's NIM_MODEL_PATH)" : "").say(
+                                    ", not the model image; use a model-free NIM image with NIM_MODEL_PATH=" + mount));
 }
 
 // The member `key` of a flag's JSON object ({"model": "org/draft", ...}),
@@ -1007,10 +975,8 @@ std::vector<std::string_view> split_commas(const std::vector<std::string_view>& 
 // the flags of one value.
 void warn_hub_repositories(const std::vector<Word>& words, const Invocation& run, const ContainerView& c, ArgvEdits& edits) {
     const auto warn = [&](std::string_view flag, std::string_view value, std::string_view what, std::string_view advice) {
-        const std::string head = who(c) + std::string(flag) + " ";
-        const std::string tail = " names a hub repository, so the engine will download the " + std::string(what) + " from the hub; " + std::string(advice);
-        // The value gets what the rest leaves, so the advice is never cut.
-        add_warning(edits.warnings, head + quote_value(value, value_room(head.size() + tail.size(), 1)) + tail);
+        add_warning(edits.warnings, who(c).bare(flag).say(" ").quote(value).say(" names a hub repository, so the engine will download the ").say(what).say(
+                                        " from the hub; ").say(advice));
     };
     std::size_t from = run.after;
     while (const auto named = find_flag(words, from, {"--tokenizer", "--tokenizer-path", "--hf-config-path", "--speculative-model",
@@ -1108,7 +1074,9 @@ void warn_launched_engine(const std::vector<Word>& words, std::size_t program_at
     if (would.empty()) {
         // Nothing to edit (it reads the mount, or only warnings were due,
         // which hold whatever starts it).
-        for (std::string& warning : would.warnings) add_warning(edits.warnings, std::move(warning));
+        for (std::string& warning : would.warnings) {
+            if (std::find(edits.warnings.begin(), edits.warnings.end(), warning) == edits.warnings.end()) edits.warnings.push_back(std::move(warning));
+        }
         return;
     }
     std::string_view model;
@@ -1118,16 +1086,9 @@ void warn_launched_engine(const std::vector<Word>& words, std::size_t program_at
         }
         if (const std::size_t equals = model.find('='); model.rfind("--", 0) == 0 && equals != std::string_view::npos) model = model.substr(equals + 1);
     }
-    // At most 256 bytes with the longest container name and a model cut to fit.
-    const std::string head = who(c) + "the engine after command[0] (options unknown) is not edited";
-    const std::string tail = "; make the engine command[0] or pass " + std::string(kModelMountPath);
-    if (model.empty()) {
-        add_warning(edits.warnings, head + tail);
-        return;
-    }
-    const std::string loads = ": it loads ", instead = ", not the image";
-    const auto worded = [&](std::size_t max_value) { return head + loads + quote_value(model, max_value) + instead + tail; };
-    add_warning(edits.warnings, within_warning_bytes(worded, head.size() + loads.size() + instead.size() + tail.size(), 1));
+    Warning said = who(c).say("the engine after command[0] (options unknown) is not edited");
+    if (!model.empty()) said.say(": it loads ").quote(model).say(", not the image");
+    add_warning(edits.warnings, said.say("; make the engine command[0] or pass ").say(kModelMountPath));
 }
 
 void plan_model_argument(const std::vector<Word>& words, const ContainerView& c, ArgvEdits& edits) {
@@ -1142,10 +1103,11 @@ void plan_model_argument(const std::vector<Word>& words, const ContainerView& c,
             if (runs_engine_in_shell_string(w.text())) {
                 // Where the engine will still read the weights from, when the string says.
                 const std::string_view model = model_in_shell_string(w.text());
-                const std::string named = model.empty() ? "the model" : "the model " + quote_value(model, 64);
-                const char* const source = model.empty() || !is_path(model) ? "look for it on the hub" : "read it from that path, not from the image";
-                add_warning(edits.warnings, who(c) + named + " named inside a shell string is not rewritten, so the engine will still " + source +
-                                                  "; run the engine in exec form (command and args as lists), or point it at " + std::string(kModelMountPath));
+                Warning said = who(c).say("the model");
+                if (!model.empty()) said.say(" ").quote(model, 64);
+                const char* const source = model.empty() || !is_path(model) ? "fetches it from the hub" : "reads that path, not the image";
+                add_warning(edits.warnings, said.say(" in a shell string is not rewritten, so the engine still ").say(source).say(
+                                                  "; run the engine in exec form, or point it at ").say(kModelMountPath));
                 return;
             }
         }

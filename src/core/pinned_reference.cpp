@@ -65,8 +65,8 @@ PinnedReferenceCheck check_digest(const ImageReference& ref, const DigestAlgorit
     }
     PinnedReferenceCheck out;
     if (ref.has_tag()) {
-        out.warnings.push_back("tag \"" + std::string(ref.tag) + "\" is ignored; the digest " + std::string(alg) + ":" +
-                               std::string(ref.digest_hex.substr(0, 12)) + "... is what is pulled");
+        out.warnings.push_back(Warning("tag ").quote(ref.tag).say(" is ignored; the digest " + std::string(alg) + ":" +
+                               std::string(ref.digest_hex.substr(0, 12)) + "... is what is pulled"));
     }
     return out;
 }

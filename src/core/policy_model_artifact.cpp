@@ -67,7 +67,7 @@ void check_reference(const ModelArtifactView& view, const PolicyConfig& config, 
         errors.push_back(field_invalid(kReferenceField, view.reference_value, check.detail, *check.rule));
         return;
     }
-    for (auto& w : check.warnings) warnings.push_back(std::string(kReferenceField) + ": " + w);
+    for (auto& w : check.warnings) warnings.push_back(w.prefix(std::string(kReferenceField) + ": ").text());
 }
 
 // A status writer named in --status-writers: a user name (service accounts

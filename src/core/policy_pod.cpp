@@ -9,6 +9,7 @@
 #include "model_image_webhook/policy_placement.hpp"
 #include "model_image_webhook/template_opt_in.hpp"
 #include "model_image_webhook/text.hpp"
+#include "model_image_webhook/warning.hpp"
 
 #include <algorithm>
 #include <array>
@@ -142,7 +143,7 @@ void add_warning(std::vector<std::string>& warnings, std::string warning) {
 
 void container_warnings(const ContainerView& c, std::vector<std::string>& warnings) {
     if (c.has_env_from) {
-        add_warning(warnings, container_named(c.name) + ": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it");
+        add_warning(warnings, Warning("container ").quote(c.name, 63).say(": envFrom is not inspected; HF_*, MODELSCOPE_* or proxy variables may still come from it").text());
     }
 }
 
@@ -374,7 +375,7 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     if (std::string floor = apiserver_floor_problem(config.apiserver); !floor.empty()) return forbidden(std::move(floor), kApiserverFloor);
 
     std::vector<std::string> warnings;
-    for (auto& warning : check.warnings) warnings.push_back(annotation_field(kModelImageAnnotation) + ": " + warning);
+    for (auto& warning : check.warnings) warnings.push_back(warning.prefix(annotation_field(kModelImageAnnotation) + ": ").text());
     const std::vector<std::string_view> names = selected_container_names(w);
     const std::vector<std::string_view> sorted_names = sorted_unique(names);
     JsonPatch patch;
@@ -400,8 +401,8 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
         }
         for (std::string_view name : names) {
             if (!sorted_contains(container_names, name)) {
-                add_warning(warnings, "annotation " + std::string(kModelContainersAnnotation) + " names \"" + std::string(utf8_prefix(name, 63)) +
-                                          "\", which is not a container of " + spec.field_path + "; it gets no mount");
+                add_warning(warnings, Warning("annotation ").say(kModelContainersAnnotation).say(" names ").quote(name, 63).say(", which is not a container of ").say(
+                                          spec.field_path).say("; it gets no mount").text());
             }
         }
     }

@@ -103,37 +103,69 @@ std::string cut_with_length(std::string_view text, std::size_t max_bytes) {
 
 std::string container_named(std::string_view name) { return "container \"" + std::string(utf8_prefix(name, 63)) + "\""; }
 
+namespace {
+
+// The next character of text at i as a message shows it: its bytes, or its
+// escape (escaped: Go's %q escapes, else a space for a control character and
+// '?' for a byte that is not UTF-8); `taken` its length in text.
+std::string_view shown_character(std::string_view text, std::size_t i, bool escaped, char (&buf)[8], std::size_t& taken) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    taken = 1;
+    if (c >= 0x80) {
+        const std::size_t len = utf8_sequence_length(text, i);
+        const bool c1 = len == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) <= 0x9f;  // U+0080 to U+009F
+        if (len == 0 || c1) {
+            taken = len == 0 ? 1 : 2;
+            if (!escaped) return len == 0 ? "?" : " ";
+            const unsigned value = len == 0 ? c : static_cast<unsigned char>(text[i + 1]);
+            std::snprintf(buf, sizeof buf, len == 0 ? "\\x%02x" : "\\u%04x", value);
+            return buf;
+        }
+        taken = len;
+        return text.substr(i, len);
+    }
+    if (escaped) {
+        switch (c) {
+            case '"': return "\\\"";
+            case '\\': return "\\\\";
+            case '\n': return "\\n";
+            case '\t': return "\\t";
+            case '\r': return "\\r";
+            default: break;
+        }
+    }
+    if (c < 0x20 || c == 0x7f) {
+        if (!escaped) return " ";
+        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+        return buf;
+    }
+    return text.substr(i, 1);
+}
+
+std::size_t append_shown(std::string& out, std::string_view text, std::size_t max_out, bool escaped) {
+    char buf[8];
+    std::size_t i = 0, written = 0;
+    while (i < text.size()) {
+        std::size_t taken = 0;
+        const std::string_view shown = shown_character(text, i, escaped, buf, taken);
+        if (written + shown.size() > max_out) break;
+        out.append(shown);
+        written += shown.size();
+        i += taken;
+    }
+    return i;
+}
+
+}  // namespace
+
+std::size_t append_go_escaped(std::string& out, std::string_view text, std::size_t max_out) { return append_shown(out, text, max_out, true); }
+
+std::size_t append_printable(std::string& out, std::string_view text, std::size_t max_out) { return append_shown(out, text, max_out, false); }
+
 std::string quote_value(std::string_view value, std::size_t max_bytes) {
     const std::string_view shown = utf8_prefix(value, max_bytes);
     std::string out = "\"";
-    for (std::size_t i = 0; i < shown.size(); ++i) {
-        const auto c = static_cast<unsigned char>(shown[i]);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default:
-                if (c < 0x20 || c == 0x7f) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-                    out += buf;
-                } else if (c >= 0x80) {
-                    const std::size_t len = utf8_sequence_length(shown, i);
-                    if (len == 0) {
-                        char buf[8];
-                        std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-                        out += buf;
-                    } else {
-                        out.append(shown.substr(i, len));
-                        i += len - 1;
-                    }
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
+    append_go_escaped(out, shown);
     out += '"';
     if (shown.size() < value.size()) out += "... (" + std::to_string(value.size()) + " bytes)";
     return out;

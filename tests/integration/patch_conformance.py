@@ -815,7 +815,7 @@ case("the engine already reads the mount", "Pod", wrap("Pod", "engine-mounted", 
                     "volumeMounts": [{"name": "gpustack-model", "mountPath": MOUNT_PATH, "readOnly": True}]}]}), expect_patch=False)
 case("an engine in a shell string is warned about, not edited", "Pod", wrap("Pod", "engine-shell", {"containers": [{"name": "e", "image": "i",
     "command": ["sh", "-c", "vllm serve Qwen/Qwen2.5-7B-Instruct --download-dir /d"]}]}),
-    warnings=("container \"e\": the model \"Qwen/Qwen2.5-7B-Instruct\" named inside a shell string is not rewritten, so the engine will still look for it on the hub", "container \"e\": a --download-dir inside a shell string is not removed"))
+    warnings=("container \"e\": the model \"Qwen/Qwen2.5-7B-Instruct\" in a shell string is not rewritten, so the engine still fetches it from the hub", "container \"e\": a --download-dir inside a shell string is not removed"))
 case("a download init container is warned about, not edited", "Pod", wrap("Pod", "download-step", {
     "initContainers": [{"name": "fetch", "image": "i", "command": ["huggingface-cli", "download"], "args": ["Qwen/Qwen2.5-7B-Instruct", "--local-dir", "/models"],
                         "env": [{"name": "HF_TOKEN", "value": "x"}], "volumeMounts": [{"name": "models", "mountPath": "/models"}]}],

@@ -71,8 +71,13 @@ def manifests_shaped_as_the_public_serving_examples():
         assert out == f.read(), "the report differs from tests/fixtures/serving/expected.txt:\n" + out
     assert code == 0
     code, out, err = run("--kube-version", "v1.35.0", "--show-patched", "--output", "json", serving)
-    rendered = [o for o in json.loads(out)["objects"] if o["verdict"] == "allowed"]
+    objects = json.loads(out)["objects"]
+    rendered = [o for o in objects if o["verdict"] == "allowed"]
     assert code == 0 and len(rendered) == 25 and all(o["patch"] for o in rendered), err
+    # Every warning reaches kubectl whole: the apiserver passes on 256 bytes, without control characters.
+    warnings = [w for o in objects for w in o.get("warnings", [])]
+    assert warnings and all(len(w.encode()) <= 256 and not any(ord(ch) < 0x20 or 0x7f <= ord(ch) <= 0x9f for ch in w) for w in warnings), \
+        [w for w in warnings if len(w.encode()) > 256]
     again = json.loads(run("--kube-version", "v1.35.0", "--output", "json", write("rendered.json", json.dumps(
         {"apiVersion": "v1", "kind": "List", "items": [o["patched"] for o in rendered]})))[1])["objects"]
     assert [(o["name"], o["verdict"], o["patch"]) for o in again] == [(o["name"], "allowed", None) for o in rendered], again
