@@ -1,8 +1,9 @@
-// Any bytes as a manifest file: the YAML loader and the object reader answer
-// with documents or an error, never a crash or a hang; and every document
-// read, written back as YAML (as --show-patched writes it), reads back to the
-// same JSON.
+// Any bytes as a manifest file, read as kubectl reads it (JSON documents,
+// then YAML): the readers answer with documents or an error, never a crash
+// or a hang; and every document read, written back as YAML (as
+// --show-patched writes it), reads back to the same JSON.
 #include "model_image_webhook/manifest.hpp"
+#include "model_image_webhook/manifest_text.hpp"
 #include "model_image_webhook/yaml_loader.hpp"
 #include "model_image_webhook/yaml_writer.hpp"
 
@@ -11,7 +12,7 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    miw::YamlLoad load = miw::load_yaml(std::string_view(reinterpret_cast<const char*>(data), size));
+    miw::YamlLoad load = miw::read_manifest_text(std::string_view(reinterpret_cast<const char*>(data), size));
     if (!load.ok() && !load.documents.empty()) std::abort();
     for (auto& doc : load.documents) {
         const std::string json = doc.json;

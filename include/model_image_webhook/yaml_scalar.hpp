@@ -32,6 +32,11 @@ Result<YamlScalar> resolve_tagged_yaml_scalar(std::string_view tag, std::string_
 // A quoted or block scalar, or a string in any form: the text itself.
 YamlScalar yaml_string_scalar(std::string_view text);
 
+// A JSON number's text as kubectl sends it on (apimachinery's json.Unmarshal:
+// an integer that fits int64 as it is, anything else as Go writes a float64,
+// so 1e2 and 100.0 are 100); an error where no float64 holds it.
+Result<std::string> json_number_as_kubectl_sends(std::string_view text);
+
 // True when `text`, written plain, reads back as this same string.
 bool reads_back_as_string(std::string_view text);
 

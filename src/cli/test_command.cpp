@@ -13,7 +13,7 @@
 #include "model_image_webhook/manifest.hpp"
 #include "model_image_webhook/pod_spec.hpp"
 #include "model_image_webhook/rule_scope.hpp"
-#include "model_image_webhook/yaml_loader.hpp"
+#include "model_image_webhook/manifest_text.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -140,7 +140,7 @@ void load_file(const std::string& path, std::vector<LoadedObject>& out, std::vec
         notes.push_back(shown + ": skipped: " + why);
         return;
     }
-    YamlLoad load = load_yaml(*text);
+    YamlLoad load = read_manifest_text(*text);
     if (!load.ok()) {
         errors.push_back(shown + ":" + std::to_string(load.error_line) + ": " + load.error);
         return;
@@ -343,7 +343,7 @@ int run_test(int argc, char** argv) {
     {
         Result<std::string> text = parsed.count("webhook-config") ? read_input(parsed["webhook-config"].as<std::string>()) : Result<std::string>(config_text);
         if (!text) return usage_error("--webhook-config: " + text.error());
-        YamlLoad load = load_yaml(*text);
+        YamlLoad load = read_manifest_text(*text);
         if (!load.ok()) return usage_error("the webhook configurations: line " + std::to_string(load.error_line) + ": " + load.error);
         for (auto& doc : load.documents) {
             Result<std::vector<WebhookEntry>> entries = read_webhook_configuration(doc.json);

@@ -190,6 +190,18 @@ YamlScalar yaml_string_scalar(std::string_view text) { return make(YamlScalarKin
 
 Result<YamlScalar> resolve_plain_yaml_scalar(std::string_view text) { return resolve(text); }
 
+Result<std::string> json_number_as_kubectl_sends(std::string_view text) {
+    const bool integer = text.find_first_of(".eE") == std::string_view::npos;
+    if (integer) {
+        long long value = 0;
+        const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return std::to_string(value);
+    }
+    const std::optional<double> v = parse_double(text);
+    if (!v || std::isinf(*v) || std::isnan(*v)) return fail("the number " + json_string(text) + " is past what a float64 holds (kubectl cannot read it)");
+    return go_json_float(*v);
+}
+
 Result<YamlScalar> resolve_tagged_yaml_scalar(std::string_view tag, std::string_view text) {
     std::string_view type = tag;
     if (type.rfind(kTagPrefix, 0) == 0) type.remove_prefix(kTagPrefix.size());

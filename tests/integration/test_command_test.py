@@ -468,4 +468,27 @@ def pods_are_placed_towards_the_nodes_among_the_inputs_that_hold_their_image():
     assert "affinity" not in doc["objects"][0]["patched"]["spec"]
 
 
+@test
+def json_manifests_are_read_as_json_as_kubectl_reads_them():
+    # json.dumps (as Go) writes a non-BMP character as a surrogate pair, which libyaml refuses.
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "rocket-\U0001F680", "labels": {"gpustack.ai/model-delivery": "image"},
+                                                           "annotations": {"gpustack.ai/model-image": REF, "note": "a/b \u2028"}},
+           "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.6.3"}]}}
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}, indent=2).replace("/", "\\/")
+    assert "\\ud83d\\ude80" in text and "\\/" in text
+    text += "\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: after}\n"
+    code, objects, doc = verdicts(["--show-patched", write("rocket.json", text)])
+    assert code == 0, doc
+    assert objects == [("rocket-\U0001F680", "allowed", 5), ("after", "skipped", text.count("\n") - 2)], objects
+    assert doc["objects"][0]["patched"]["metadata"]["annotations"]["note"] == "a/b \u2028"
+    # `kubectl get nodes -o json` as --nodes: JSON as well
+    nodes = json.dumps({"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "gpu-\u00e9", "labels": {"kubernetes.io/hostname": "gpu-1", "note": "\U0001F680"}}, "status": {"nodeInfo": {
+            "kubeletVersion": "v1.35.1", "containerRuntimeVersion": "containerd://2.1.3"}}}]})
+    pinned = json.dumps(dict(pod, spec=dict(pod["spec"], nodeSelector={"kubernetes.io/hostname": "gpu-1"},
+                                           volumes=[{"name": "gpustack-model", "image": {"reference": REF}}])))
+    code, objects, doc = verdicts(["--nodes", write("nodes.json", nodes), write("pinned.json", pinned)])
+    assert code == 0 and objects[0][1] == "allowed", doc
+
+
 harness.run_tests(TESTS, "test command")

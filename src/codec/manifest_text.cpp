@@ -1,0 +1,168 @@
+#include "model_image_webhook/manifest_text.hpp"
+
+#include "model_image_webhook/yaml_scalar.hpp"
+
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace miw {
+
+namespace {
+
+// Lines of offsets asked in increasing order, counted once over the text.
+class LineCounter {
+public:
+    explicit LineCounter(std::string_view text) : text_(text) {}
+    std::size_t line_of(std::size_t offset) {
+        offset = std::min(offset, text_.size());
+        if (offset < at_) {  // asked out of order: count again from the start
+            at_ = 0;
+            line_ = 1;
+        }
+        line_ += static_cast<std::size_t>(std::count(text_.begin() + static_cast<std::ptrdiff_t>(at_), text_.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+        at_ = offset;
+        return line_;
+    }
+
+private:
+    std::string_view text_;
+    std::size_t at_ = 0;
+    std::size_t line_ = 1;
+};
+
+// Copies one JSON document as compact JSON, each number as kubectl sends it
+// on (100, not 1e2 or 100.0), and notes where it and, for a List, each of
+// its items start.
+class DocumentCopy : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DocumentCopy> {
+public:
+    DocumentCopy(const rapidjson::MemoryStream& stream, std::size_t base) : stream_(stream), base_(base), writer_(buffer_) {}
+
+    bool Null() { return value(), writer_.Null(); }
+    bool Bool(bool b) { return value(), writer_.Bool(b); }
+    bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+        value();
+        Result<std::string> sent = json_number_as_kubectl_sends(std::string_view(text, length));
+        if (!sent) {
+            error_ = sent.error();
+            error_at_ = where();
+            return false;
+        }
+        return writer_.RawValue(sent->data(), sent->size(), rapidjson::kNumberType);
+    }
+    bool String(const char* text, rapidjson::SizeType length, bool) { return value(), writer_.String(text, length); }
+    bool StartObject() {
+        if (depth_ == 0) start_ = where();
+        value();
+        ++depth_;
+        return writer_.StartObject();
+    }
+    bool Key(const char* text, rapidjson::SizeType length, bool) {
+        if (depth_ == 1) items_key_ = std::string_view(text, length) == "items";
+        return writer_.Key(text, length);
+    }
+    bool EndObject(rapidjson::SizeType) {
+        --depth_;
+        return writer_.EndObject();
+    }
+    bool StartArray() {
+        const bool items = depth_ == 1 && items_key_;
+        value();
+        ++depth_;
+        if (items) in_items_ = true;
+        return writer_.StartArray();
+    }
+    bool EndArray(rapidjson::SizeType) {
+        --depth_;
+        if (depth_ == 1) in_items_ = false;
+        return writer_.EndArray();
+    }
+
+    std::string json() const { return std::string(buffer_.GetString(), buffer_.GetSize()); }
+    std::size_t start() const { return start_; }
+    const std::vector<std::size_t>& item_starts() const { return item_starts_; }
+    // A number no float64 holds: what stopped the copy, and where.
+    const std::string& error() const { return error_; }
+    std::size_t error_at() const { return error_at_; }
+
+private:
+    // The offset in the whole text of the token just read.
+    std::size_t where() const { return base_ + (stream_.Tell() > 0 ? stream_.Tell() - 1 : 0); }
+    // Every value: an item of the List's items starts here, and a member's
+    // value of the document's own object is past its key (StartArray reads
+    // whether that key was "items" before this).
+    void value() {
+        if (in_items_ && depth_ == 2) item_starts_.push_back(where());
+        if (depth_ == 1) items_key_ = false;
+    }
+
+    const rapidjson::MemoryStream& stream_;
+    std::size_t base_;
+    rapidjson::StringBuffer buffer_;
+    rapidjson::Writer<rapidjson::StringBuffer> writer_;
+    int depth_ = 0;
+    bool items_key_ = false;
+    bool in_items_ = false;
+    std::size_t start_ = 0;
+    std::vector<std::size_t> item_starts_;
+    std::string error_;
+    std::size_t error_at_ = 0;
+};
+
+std::size_t skip_space(std::string_view text, std::size_t at) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n' || text[at] == '\r')) ++at;
+    return at;
+}
+
+constexpr unsigned kJsonFlags =
+    rapidjson::kParseStopWhenDoneFlag | rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
+
+}  // namespace
+
+YamlLoad read_manifest_text(std::string_view text) {
+    YamlLoad out;
+    LineCounter lines(text);
+    std::size_t at = skip_space(text, 0);
+    // JSON documents while the text goes on with '{'.
+    while (at < text.size() && text[at] == '{') {
+        rapidjson::MemoryStream stream(text.data() + at, text.size() - at);
+        DocumentCopy copy(stream, at);
+        rapidjson::Reader reader;
+        if (reader.Parse<kJsonFlags>(stream, copy).IsError()) {
+            if (copy.error().empty()) break;  // not JSON from here: the rest is YAML
+            out.documents.clear();  // an error, no documents: as load_yaml answers
+            out.error = copy.error();
+            out.error_line = lines.line_of(copy.error_at());
+            return out;
+        }
+        YamlDocument doc;
+        doc.line = lines.line_of(copy.start());
+        doc.json = copy.json();
+        for (std::size_t item : copy.item_starts()) doc.item_lines.push_back(lines.line_of(item));
+        out.documents.push_back(std::move(doc));
+        at = skip_space(text, at + stream.Tell());
+    }
+    if (at >= text.size()) return out;
+    YamlLoad rest = load_yaml(text.substr(at));
+    // The rest's lines count from where it starts in the text.
+    const std::size_t before = lines.line_of(at) - 1;
+    for (YamlDocument& doc : rest.documents) {
+        doc.line += before;
+        for (std::size_t& line : doc.item_lines) line += before;
+        out.documents.push_back(std::move(doc));
+    }
+    if (!rest.ok()) {
+        out.documents.clear();
+        out.error = std::move(rest.error);
+        if (rest.error_line > 0) out.error_line = rest.error_line + before;
+    }
+    return out;
+}
+
+}  // namespace miw
