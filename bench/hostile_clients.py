@@ -7,7 +7,7 @@ is left once the attackers have gone. It measures; it never fails.
   python3 bench/hostile_clients.py [BINARY] [--scale F] [-- EXTRA SERVER FLAGS]
 
 Phases (counts times --scale): 4,200 half-open TLS handshakes (half a
-ClientHello each); 20 uploads of 7.9 MiB bodies sent slowly; 12 concurrent
+ClientHello each), and the time a real client's review takes meanwhile; 20 uploads of 7.9 MiB bodies sent slowly; 12 concurrent
 reviews with a 7.9 MiB uid; 12 concurrent reviews of 7.9 MiB of small values
 ("0,0,0,...", which JSON read whole holds in 16 times its size); 5,000 idle TLS
 connections; 1,000 requests stopped inside a TLS record; then all six at
@@ -154,10 +154,17 @@ def half_open_handshakes():
             held.append(s)
         except OSError:
             refused += 1
+    # A real client meanwhile: a new connection, its handshake and one review, five times.
+    latencies, statuses = [], []
+    for _ in range(5):
+        start = time.time()
+        statuses.append(post(review_body(), timeout=10))
+        latencies.append(time.time() - start)
     time.sleep(1.0)
     for s in held:
         s.close()
-    return "%d opened, %d refused at connect" % (len(held), refused)
+    return "%d opened, %d refused at connect; a real review meanwhile: slowest %.3f s, answers %s" % (
+        len(held), refused, max(latencies), sorted(set(statuses), key=str))
 
 
 def slow_uploads():

@@ -119,8 +119,9 @@ int run_serve(int argc, char** argv) {
         ("metrics-listen", "HOST:PORT to serve /metrics, /healthz and /readyz on in plain HTTP (empty: off)", cxxopts::value<std::string>()->default_value(""))
         ("max-body-bytes", "largest request body accepted (413 above it)", cxxopts::value<std::size_t>()->default_value(std::to_string(8u << 20)))
         ("max-header-bytes", "largest request header accepted (431 above it)", cxxopts::value<std::size_t>()->default_value("16384"))
-        ("max-connections", "open connections at most; more are closed at once", cxxopts::value<std::size_t>()->default_value("1024"))
-        ("max-handshakes", "TLS handshakes in progress at most; more connections wait in the accept backlog", cxxopts::value<std::size_t>()->default_value("256"))
+        ("max-connections", "open connections at most; past it the oldest that has not begun a request is closed, else the new one",
+         cxxopts::value<std::size_t>()->default_value("1024"))
+        ("max-handshakes", "TLS handshakes in progress at most; past it the oldest still going is closed", cxxopts::value<std::size_t>()->default_value("256"))
         ("max-body-bytes-in-flight", "request body bytes read or reviewed at once at most (503 above it)",
          cxxopts::value<std::size_t>()->default_value(std::to_string(24u << 20)))
         ("handshake-timeout", "TLS handshake deadline", cxxopts::value<std::string>()->default_value("5s"))

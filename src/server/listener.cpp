@@ -47,15 +47,8 @@ void Listener::stop() {
 }
 
 void Listener::accept() {
-    // Handshakes at their cap: leave new connections in the kernel's backlog
-    // (which costs this process nothing) until one finishes or times out.
-    if (tls_ != nullptr && port_ == Port::admission && context_.handshakes >= context_.limits.max_handshakes) {
-        retry_.expires_after(std::chrono::milliseconds(5));
-        retry_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
-            if (!ec && self->acceptor_.is_open()) self->accept();
-        });
-        return;
-    }
+    // Every connection is taken from the kernel's backlog at once: one left
+    // there would make a real client wait behind whatever fills it.
     net::io_context& worker = *workers_[next_worker_++ % workers_.size()];
     acceptor_.async_accept(worker.get_executor(), [self = shared_from_this()](boost::system::error_code ec, Socket socket) {
         if (ec == net::error::operation_aborted || !self->acceptor_.is_open()) return;
@@ -68,7 +61,10 @@ void Listener::accept() {
             });
             return;
         }
-        if (self->port_ == Port::admission && self->context_.admission_connections >= self->context_.limits.max_connections) {
+        // At --max-connections, the oldest connection that has not begun a
+        // request makes room; with none, the new one is closed.
+        const bool full = self->port_ == Port::admission && self->context_.admission_connections >= self->context_.limits.max_connections;
+        if (full && !self->context_.unserved.evict_oldest()) {
             self->context_.state.metrics.connection_rejected();
             boost::system::error_code ignored;
             socket.close(ignored);

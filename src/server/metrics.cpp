@@ -187,7 +187,10 @@ std::string Metrics::render() const {
     for (const auto& [status, count] : http_) out += "miw_http_responses_total{code=\"" + std::to_string(status) + "\"} " + std::to_string(count) + "\n";
     single(out, "miw_requests_in_flight", "gauge", "Requests being answered now.", static_cast<long long>(in_flight_.load()));
     single(out, "miw_connections_open", "gauge", "Open client connections.", static_cast<long long>(open_connections_.load()));
-    single(out, "miw_connections_rejected_total", "counter", "Connections closed at once because --max-connections were open.", static_cast<long long>(rejected_connections_.load()));
+    single(out, "miw_connections_rejected_total", "counter", "Connections closed at once because --max-connections were open, none of them waiting.", static_cast<long long>(rejected_connections_.load()));
+    single(out, "miw_connections_evicted_total", "counter",
+           "Connections closed before their first request, the oldest first, to make room for newer ones (--max-connections, --max-handshakes).",
+           static_cast<long long>(evicted_connections_.load()));
     single(out, "miw_tls_handshake_failures_total", "counter", "TLS handshakes that failed or timed out.", static_cast<long long>(handshake_failures_.load()));
     single(out, "miw_certificate_reloads_total", "counter", "Serving certificates loaded, the first one included.", static_cast<long long>(reloads_.load()));
     single(out, "miw_certificate_reload_errors_total", "counter", "Changed certificate files that could not be loaded (the previous pair kept serving).", static_cast<long long>(reload_errors_.load()));

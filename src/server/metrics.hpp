@@ -32,6 +32,7 @@ public:
     void connection_opened() { open_connections_.fetch_add(1, std::memory_order_relaxed); }
     void connection_closed() { open_connections_.fetch_sub(1, std::memory_order_relaxed); }
     void connection_rejected() { rejected_connections_.fetch_add(1, std::memory_order_relaxed); }
+    void connection_evicted() { evicted_connections_.fetch_add(1, std::memory_order_relaxed); }
     void handshake_failed() { handshake_failures_.fetch_add(1, std::memory_order_relaxed); }
     void certificate_reloaded(std::int64_t not_after_unix);
     void certificate_reload_failed() { reload_errors_.fetch_add(1, std::memory_order_relaxed); }
@@ -73,6 +74,7 @@ private:
     std::atomic<std::int64_t> in_flight_{0};
     std::atomic<std::int64_t> open_connections_{0};
     std::atomic<std::uint64_t> rejected_connections_{0};
+    std::atomic<std::uint64_t> evicted_connections_{0};
     std::atomic<std::uint64_t> handshake_failures_{0};
     std::atomic<std::uint64_t> reloads_{0};
     std::atomic<std::uint64_t> reload_errors_{0};

@@ -18,8 +18,9 @@ struct ServerLimits {
     std::chrono::milliseconds idle_timeout{120000};  // between requests on a kept-alive connection
     std::size_t max_connections = 1024;
     // TLS handshakes in progress at once: OpenSSL holds about 47 KiB for
-    // each, however little the client has sent. Past it, new connections wait
-    // in the kernel's accept backlog.
+    // each, however little the client has sent. A connection's handshake
+    // starts when its first bytes arrive; past the cap the oldest handshake
+    // still going is closed to make room.
     std::size_t max_handshakes = 256;
     // Request bodies being read or reviewed at once, in bytes (a body's
     // Content-Length is counted from its header until its answer is sent).

@@ -98,17 +98,28 @@ public:
         : tls_(std::move(tls)), stream_(make_stream(std::move(socket), tls_.get())), context_(context), port_(port) {
         context_.state.metrics.connection_opened();
         if (port_ == Port::admission) ++context_.admission_connections;
-        if constexpr (Tls) ++context_.handshakes;
     }
     ~Session() override {
         end_handshake();
+        context_.unserved.leave(unserved_);
         release_body_budget();
         context_.state.metrics.connection_closed();
         if (port_ == Port::admission) --context_.admission_connections;
     }
 
     void start() {
+        if (port_ == Port::admission) context_.unserved.enter(this->weak_from_this(), unserved_);
         net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->handshake(); });
+    }
+
+    void evict() override {
+        net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+            const bool unserved = self->requests_served_ == 0 && (self->state_ == State::handshaking || self->state_ == State::waiting);
+            if (!unserved || self->closing_) return;
+            self->context_.state.metrics.connection_evicted();
+            self->closing_ = true;
+            self->lowest().close();
+        });
     }
 
     // At shutdown nothing is waited for that has not started: a connection
@@ -137,21 +148,38 @@ private:
     // The stream that keeps the deadlines and owns the socket.
     auto& lowest() { return beast::get_lowest_layer(stream_); }
 
+    // A connection that has sent nothing costs no OpenSSL work: its handshake
+    // starts, and takes one of --max-handshakes, when its first bytes arrive,
+    // within handshake_timeout of the accept. Past the cap the oldest
+    // handshake still going is closed to make room: a slow or stalled one,
+    // never one that a client completes in the usual milliseconds.
     void handshake() {
         if constexpr (Tls) {
             state_ = State::handshaking;
             lowest().expires_after(context_.limits.handshake_timeout);
-            stream_.async_handshake(beast::bind_front_handler(&Session::on_handshake, this->shared_from_this()));
+            stream_.async_wait_readable(beast::bind_front_handler(&Session::on_readable, this->shared_from_this()));
         } else {
             wait_for_request();
         }
     }
 
+    void on_readable(beast::error_code ec) {
+        if (ec || closing_) {
+            if (ec && !closing_) context_.state.metrics.handshake_failed();
+            return;  // the socket closes with the session
+        }
+        if (context_.handshakes.fetch_add(1) >= context_.limits.max_handshakes) context_.handshaking.evict_oldest();
+        handshake_counted_ = true;
+        context_.handshaking.enter(this->weak_from_this(), handshaking_);
+        stream_.async_handshake(beast::bind_front_handler(&Session::on_handshake, this->shared_from_this()));
+    }
+
     void end_handshake() {
         if constexpr (Tls) {
-            if (state_ == State::handshaking && !handshake_counted_out_) {
-                handshake_counted_out_ = true;
+            if (handshake_counted_) {
+                handshake_counted_ = false;
                 --context_.handshakes;
+                context_.handshaking.leave(handshaking_);
             }
         }
     }
@@ -179,6 +207,7 @@ private:
 
     void on_first_bytes(beast::error_code ec, std::size_t n) {
         if (ec) return shutdown();
+        if (requests_served_ == 0) context_.unserved.leave(unserved_);  // a request has begun: served from here on
         buffer_.commit(n);
         read_header();
     }
@@ -517,7 +546,9 @@ private:
     std::size_t body_budget_ = 0;  // of ServerContext's body budget, held until the answer is sent
     std::size_t body_length_ = 0;  // a body read into its string in place (read_body_in_place): its Content-Length; 0 for none
     std::size_t body_filled_ = 0;  // ... and how much of it is there
-    bool handshake_counted_out_ = false;
+    bool handshake_counted_ = false;  // holds one of context_.handshakes
+    OldestFirst::Membership unserved_;  // until the first request begins
+    OldestFirst::Membership handshaking_;  // while handshake_counted_
     bool closing_ = false;  // shutdown: close without a TLS close_notify
     std::uint64_t drain_left_ = 0;
     std::unique_ptr<char[]> drain_;  // only while a refused body is read

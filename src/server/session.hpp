@@ -2,6 +2,7 @@
 // requests read with limits and deadlines, answers written back, keep-alive.
 #pragma once
 
+#include "oldest_first.hpp"
 #include "router.hpp"
 #include "server_limits.hpp"
 #include "server_state.hpp"
@@ -26,6 +27,10 @@ public:
     // Closes the connection if no request is in progress on it: in its TLS
     // handshake, or waiting for a request (shutdown).
     virtual void close_if_idle() = 0;
+    // Closes the connection if it has not begun a request yet (still waiting
+    // for its first byte, in its TLS handshake, or after it): asked of the
+    // oldest such to make room for a newer one (OldestFirst).
+    virtual void evict() = 0;
 };
 
 // The open sessions, so that shutdown can close the idle ones.
@@ -67,7 +72,12 @@ struct ServerContext {
     // Open connections on the admission port, which --max-connections caps;
     // the metrics port is not counted, so a full server can still be scraped.
     std::atomic<std::size_t> admission_connections{0};
-    std::atomic<std::size_t> handshakes{0};  // in progress, capped by max_handshakes
+    std::atomic<std::size_t> handshakes{0};  // holding OpenSSL's handshake state, capped by max_handshakes
+    // Admission connections that have not begun a request, and those of them
+    // in a TLS handshake: past --max-connections, or --max-handshakes, the
+    // oldest is closed to make room.
+    OldestFirst unserved;
+    OldestFirst handshaking;
     BytesInFlight bytes_in_flight{limits.max_body_bytes_in_flight};
 };
 

@@ -81,6 +81,19 @@ public:
             [h = std::forward<Handler>(handler)](boost::system::error_code ec, std::size_t) mutable { h(ec); });
     }
 
+    // Completes once the socket has bytes to read (or its peer closed it),
+    // with no OpenSSL work: what a connection waits for before its handshake.
+    template <class Handler>
+    void async_wait_readable(Handler&& handler) {
+        run([waited = false](State& s) mutable {
+                boost::system::error_code ec;
+                if (waited || s.socket.available(ec) > 0 || ec) return TlsStep{};
+                waited = true;
+                return TlsStep{TlsStep::Want::read, {}, 0};
+            },
+            [h = std::forward<Handler>(handler)](boost::system::error_code ec, std::size_t) mutable { h(ec); });
+    }
+
     template <class MutableBuffers, class Handler>
     void async_read_some(const MutableBuffers& buffers, Handler&& handler) {
         const boost::asio::mutable_buffer target = first_nonempty(buffers);

@@ -895,18 +895,32 @@ def slow_and_idle_clients_are_cut_off_while_others_are_served():
 def connections_past_the_cap_are_closed():
     s = Server("--max-connections", "3", metrics=True)
     try:
+        # Three connections that have each been served and are kept alive: a fourth is closed.
         held = [s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port)), server_hostname="127.0.0.1") for _ in range(3)]
+        for h in held:
+            h.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"200 OK" in h.recv(1000)
         try:
             extra = s.context().wrap_socket(socket.create_connection(("127.0.0.1", s.port), timeout=2), server_hostname="127.0.0.1")
             extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             assert extra.recv(100) == b"", "a connection past the cap was served"
         except (ssl.SSLError, ConnectionResetError, BrokenPipeError, OSError):
             pass
+        assert s.metric("miw_connections_rejected_total") >= 1
         for h in held:
             h.close()
         assert wait_for(lambda: s.metric("miw_connections_open") <= 1)
         assert s.get("/healthz")[0] == 200, "served again once connections close"
-        assert s.metric("miw_connections_rejected_total") >= 1
+        # Three that connected and never asked anything: the oldest makes room for a new client.
+        waiting = [socket.create_connection(("127.0.0.1", s.port)) for _ in range(3)]
+        time.sleep(0.2)
+        resp = s.get("/healthz")
+        assert resp[0] == 200, "a client past the cap is served when the oldest waiting connection makes room"
+        waiting[0].settimeout(2)
+        assert waiting[0].recv(1) == b"", "the oldest waiting connection was closed to make room"
+        assert s.metric("miw_connections_evicted_total") >= 1
+        for w in waiting:
+            w.close()
     finally:
         s.stop()
 
