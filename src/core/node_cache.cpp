@@ -5,12 +5,13 @@
 namespace miw {
 
 void NodeCache::replace_all(NodeMap nodes) {
-    std::map<std::string, std::string, std::less<>> by_hostname;
-    for (const auto& [name, info] : nodes) {
-        if (!info.hostname.empty()) by_hostname.try_emplace(info.hostname, name);  // in name order: the first by name
+    HostnameIndex by_hostname;
+    for (auto it = nodes.cbegin(); it != nodes.cend(); ++it) {
+        // In name order: the first by name keeps a value two Nodes carry.
+        if (!it->second.hostname.empty()) by_hostname.try_emplace(it->second.hostname, it);
     }
     std::unique_lock lock(mutex_);
-    nodes_.swap(nodes);
+    nodes_.swap(nodes);  // the index's iterators and views now point into nodes_
     by_hostname_.swap(by_hostname);
     synced_ = true;
     // The old map is freed after the lock is let go (nodes now holds it).
@@ -21,23 +22,20 @@ void NodeCache::upsert(std::string name, NodeInfo info) {
     std::unique_lock lock(mutex_);
     auto it = nodes_.find(name);
     if (it != nodes_.end()) {
-        const NodeInfo old = std::move(it->second);
+        unindex(it);
         it->second = std::move(info);
-        if (old.hostname != it->second.hostname) unindex(name, old);
     } else {
         it = nodes_.emplace(std::move(name), std::move(info)).first;
     }
-    index(it->first, it->second);
+    index(it);
 }
 
 void NodeCache::remove(std::string_view name) {
     std::unique_lock lock(mutex_);
     const auto it = nodes_.find(name);
     if (it == nodes_.end()) return;
-    const std::string gone = it->first;
-    const NodeInfo info = std::move(it->second);
+    unindex(it);
     nodes_.erase(it);
-    unindex(gone, info);
 }
 
 bool NodeCache::synced() const {
@@ -56,26 +54,31 @@ NodeLookup NodeCache::lookup(const NodeRef& node) const {
     // By label: through the index, not a walk over every Node.
     const auto it = by_hostname_.find(node.value);
     if (it == by_hostname_.end()) return NodeLookup{};
-    return lookup_in(nodes_, NodeRef{it->second, NodeNamedBy::name});
+    return NodeLookup{NodeLookupStatus::found, it->second->second};
 }
 
-void NodeCache::index(const std::string& name, const NodeInfo& info) {
-    if (info.hostname.empty()) return;
+void NodeCache::index(NodeMap::const_iterator node) {
+    const std::string& hostname = node->second.hostname;
+    if (hostname.empty()) return;
+    const auto [at, added] = by_hostname_.try_emplace(hostname, node);
     // Two Nodes with one label value: the first by name answers, as lookup_in's walk does.
-    auto [it, added] = by_hostname_.try_emplace(info.hostname, name);
-    if (!added && name < it->second) it->second = name;
+    if (!added && node->first < at->second->first) {
+        by_hostname_.erase(at);
+        by_hostname_.emplace(hostname, node);
+    }
 }
 
-void NodeCache::unindex(const std::string& name, const NodeInfo& info) {
-    if (info.hostname.empty()) return;
-    const auto it = by_hostname_.find(info.hostname);
-    if (it == by_hostname_.end() || it->second != name) return;
-    by_hostname_.erase(it);
+void NodeCache::unindex(NodeMap::const_iterator node) {
+    const std::string& hostname = node->second.hostname;
+    if (hostname.empty()) return;
+    const auto at = by_hostname_.find(hostname);
+    if (at == by_hostname_.end() || at->second != node) return;
+    by_hostname_.erase(at);
     // Another Node with the same label value takes its place.
-    for (const auto& [other, other_info] : nodes_) {
-        if (other != name && other_info.hostname == info.hostname) {
-            by_hostname_.emplace(info.hostname, other);
-            break;
+    for (auto other = nodes_.cbegin(); other != nodes_.cend(); ++other) {
+        if (other != node && other->second.hostname == hostname) {
+            by_hostname_.emplace(other->second.hostname, other);
+            return;
         }
     }
 }
