@@ -76,8 +76,8 @@ struct ServerContext {
     // Admission connections that have not begun a request, and those of them
     // in a TLS handshake: past --max-connections, or --max-handshakes, the
     // oldest is closed to make room.
-    OldestFirst unserved;
-    OldestFirst handshaking;
+    OldestFirst unserved{};
+    OldestFirst handshaking{};
     BytesInFlight bytes_in_flight{limits.max_body_bytes_in_flight};
 };
 
