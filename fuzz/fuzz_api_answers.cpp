@@ -1,6 +1,6 @@
 // Any bytes as what the Kubernetes API answers the Node watch (a page of
 // GET /api/v1/nodes, a line of its watch, GET /version) or a --nodes file
-// holds: a result or a reason, never a crash; a Node that reads has a name,
+// holds, or a --artifacts file: a result or a reason, never a crash; a Node that reads has a name,
 // its pinned images kept sorted and unique, and is found again by that name.
 #include "model_image_webhook/api_answers.hpp"
 
@@ -46,6 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::string json = text;
         miw::StaticNodeSource nodes("fuzz");
         const miw::Status added = miw::add_nodes_from_json(json, nodes);
+        if (!added && added.error().empty()) std::abort();
+    }
+    {
+        // ModelArtifacts (--artifacts, the inputs of test): read, or a reason.
+        std::string json = text;
+        miw::StaticArtifactSource artifacts("fuzz");
+        const miw::Status added = miw::add_artifacts_from_json(json, artifacts);
         if (!added && added.error().empty()) std::abort();
     }
     {

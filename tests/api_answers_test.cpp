@@ -142,3 +142,40 @@ TEST_CASE("watch events are read as the apiserver writes them", "[api_answers]")
         }
     }
 }
+
+TEST_CASE("ModelArtifacts are read with their source and image reference", "[api_answers]") {
+    struct Case {
+        const char* name;
+        std::string json;
+        std::string ns;
+        std::string source;
+        std::string reference;
+    };
+    const std::vector<Case> cases = {
+        {"an image source", R"({"apiVersion":"worker.gpustack.ai/v1alpha1","kind":"ModelArtifact","metadata":{"name":"a","namespace":"ml"},"spec":{"source":{"image":{"reference":"r.io/q@sha256:1"}}}})",
+         "ml", "image", "r.io/q@sha256:1"},
+        {"no namespace: default", R"({"kind":"ModelArtifact","metadata":{"name":"a"},"spec":{"source":{"huggingFace":{"repo":"Qwen/Q"}}}})", "default", "huggingFace", ""},
+        {"a List of them", R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"}},{"kind":"ModelArtifact","metadata":{"name":"a","namespace":"ml"},"spec":{"source":{"persistentVolumeClaim":{"claimName":"w"}}}}]})",
+         "ml", "persistentVolumeClaim", ""},
+        {"two sources: none it can mount", R"({"kind":"ModelArtifact","metadata":{"name":"a","namespace":"ml"},"spec":{"source":{"image":{"reference":"r.io/q@sha256:1"},"modelScope":{}}}})",
+         "ml", "", ""},
+        {"a null member is absent", R"({"kind":"ModelArtifact","metadata":{"name":"a","namespace":"ml"},"spec":{"source":{"image":{"reference":"r"},"modelScope":null}}})",
+         "ml", "image", "r"},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            StaticArtifactSource artifacts("test");
+            std::string json = c.json;
+            REQUIRE(add_artifacts_from_json(json, artifacts));
+            const ArtifactLookup found = artifacts.lookup(c.ns, "a");
+            REQUIRE(found.status == ArtifactLookupStatus::found);
+            CHECK(found.info.source == c.source);
+            CHECK(found.info.image_reference == c.reference);
+        }
+    }
+    SECTION("one without a name is an error") {
+        StaticArtifactSource artifacts("test");
+        std::string json = R"({"kind":"ModelArtifact","metadata":{}})";
+        CHECK_FALSE(add_artifacts_from_json(json, artifacts));
+    }
+}

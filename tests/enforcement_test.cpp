@@ -165,7 +165,13 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         std::string body;
         const char* kube = "v1.35.0";
         std::vector<std::string> status_writers = {};
+        bool no_artifacts = false;  // no ModelArtifact source at all
     };
+    const auto naming = [&](const std::string& artifact, const std::string& image_annotation = "") {
+        return R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-artifact":")" + artifact + "\"" +
+               (image_annotation.empty() ? "" : R"(,"gpustack.ai/model-image":")" + image_annotation + "\"") + "}}";
+    };
+    const std::string plain_pod = R"({"containers":[{"name":"c","image":"i"}]})";
     const std::vector<Case> cases = {
         {"source-exactly-one", Endpoint::validate, artifact("CREATE", R"({"source":{}})")},
         {"patterns-forbidden", Endpoint::validate, artifact("CREATE", image(pinned, R"(,"allowPatterns":["*.json"])"))},
@@ -183,6 +189,10 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         {"two-weight-sources", Endpoint::mutate,
          pod(kOptedIn, R"({"containers":[{"name":"c","image":"i","volumeMounts":[{"name":"w","mountPath":"/var/lib/gpustack/model"}]}],"volumes":[{"name":"w","persistentVolumeClaim":{"claimName":"weights"}}]})")},
         {"apiserver-floor", Endpoint::mutate, pod(kOptedIn, R"({"containers":[{"name":"c","image":"i"}]})"), "v1.34.0"},
+        {"artifact-not-found", Endpoint::mutate, pod(naming("missing"), plain_pod)},
+        {"artifact-not-image", Endpoint::mutate, pod(naming("hub"), plain_pod)},
+        {"artifact-image-conflict", Endpoint::mutate, pod(naming("qwen", "r.example/other@" + kDigest), plain_pod)},
+        {"artifact-unavailable", Endpoint::mutate, pod(naming("qwen"), plain_pod), "v1.35.0", {}, true},
         {"node-floor", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-old"})")},
         {"node-not-found", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-gone"})")},
         {"node-unavailable", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-away"})")},
@@ -195,12 +205,16 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         }
     }
     const Nodes nodes;
+    StaticArtifactSource artifacts("the test's ModelArtifacts");
+    artifacts.add("ml", "qwen", {"image", pinned});  // the Pods' namespace
+    artifacts.add("ml", "hub", {"huggingFace", ""});
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.rule << " (" << to_string(c.endpoint) << ")") {
             PolicyConfig policy;
             policy.apiserver = ApiserverVersion::from_text(c.kube);
             policy.status_writers = c.status_writers;
             ReviewContext context{c.endpoint, policy, &nodes};
+            if (!c.no_artifacts) context.artifacts = &artifacts;
             std::string body = c.body;
             const ReviewResult denied = review(body, context);
             REQUIRE(denied.outcome == ReviewOutcome::denied);

@@ -427,7 +427,7 @@ TEST_CASE("an opt-in label without the image annotation mounts nothing and says 
     CHECK(d.allowed);
     CHECK(d.patch.empty());
     REQUIRE(d.warnings.size() == 1);
-    CHECK_THAT(d.warnings[0], Catch::Contains("annotation gpustack.ai/model-image is missing or empty"));
+    CHECK_THAT(d.warnings[0], Catch::Contains("annotation gpustack.ai/model-image (or gpustack.ai/model-artifact) is missing or empty"));
 }
 
 TEST_CASE("a tag beside the digest in the annotation is warned about", "[policy_pod]") {

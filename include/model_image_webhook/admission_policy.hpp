@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/decision.hpp"
 #include "model_image_webhook/node_source.hpp"
 
@@ -11,6 +12,7 @@ namespace miw {
 // Requests that no rule covers are allowed untouched: a webhook configuration
 // that sends more than it should must not block the cluster.
 // nodes may be null: the node check then finds no Node.
-Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes);
+// artifacts may be null: a workload's gpustack.ai/model-artifact then cannot be resolved.
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts = nullptr);
 
 }  // namespace miw

@@ -4,6 +4,7 @@
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/enforcement.hpp"
+#include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/result.hpp"
 
@@ -47,6 +48,7 @@ struct ReviewContext {
     Endpoint endpoint = Endpoint::validate;
     PolicyConfig policy;
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
+    const ArtifactSource* artifacts = nullptr;  // for gpustack.ai/model-artifact; null: none is known
     JsonReader json_reader = JsonReader::compact_first;
     Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
     ReviewMemory* memory = nullptr;  // null: no budget (the offline commands)

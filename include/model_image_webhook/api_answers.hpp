@@ -3,6 +3,7 @@
 // and GET /version. Each parses its JSON in place.
 #pragma once
 
+#include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/result.hpp"
 
@@ -14,6 +15,10 @@ namespace miw {
 // Adds the Nodes in one JSON document (a Node, a List or NodeList of them, or
 // an array of them) to out; objects of other kinds are passed over.
 Status add_nodes_from_json(std::string& json, StaticNodeSource& out);
+
+// The same for ModelArtifacts (worker.gpustack.ai, any version): each under
+// its namespace ("default" where it names none) and name.
+Status add_artifacts_from_json(std::string& json, StaticArtifactSource& out);
 
 // gitVersion of a GET /version answer; empty when there is none.
 std::string read_git_version(std::string& json);

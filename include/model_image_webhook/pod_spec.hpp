@@ -138,6 +138,8 @@ struct WorkloadView {
     std::string_view model_image;
     bool has_model_containers = false;
     std::string_view model_containers;
+    bool has_model_artifact = false;  // gpustack.ai/model-artifact (artifact_reference.hpp)
+    std::string_view model_artifact;
     bool has_kueue_preferred_topology = false;  // the object's own annotation
     std::vector<PodSpecView> pod_specs;
 };

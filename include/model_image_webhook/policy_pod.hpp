@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model_image_webhook/admission.hpp"
+#include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/decision.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/pod_spec.hpp"
@@ -18,6 +19,8 @@ inline constexpr Rule kTwoWeightSources{"two-weight-sources", "volumeMounts", "4
 // A workload's pod templates also get its opt-in copied into their metadata;
 // a Pod created here and not pinned to a node prefers the nodes (from nodes,
 // which may be null) that hold its image.
-Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config, const NodeSource* nodes = nullptr);
+// artifacts resolves gpustack.ai/model-artifact (artifact_reference.hpp); may be null.
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config, const NodeSource* nodes = nullptr,
+                               const ArtifactSource* artifacts = nullptr);
 
 }  // namespace miw

@@ -24,6 +24,7 @@ int run_review(int argc, char** argv) {
         ("endpoint", "validate or mutate: the path the apiserver would call", cxxopts::value<std::string>()->default_value("validate"))
         ("nodes", "Node objects (JSON or YAML: a Node, a List, or several documents) for the check of Pods pinned to a node",
          cxxopts::value<std::string>())
+        ("artifacts", "ModelArtifact objects (JSON or YAML) that workloads name with gpustack.ai/model-artifact", cxxopts::value<std::string>())
         ("h,help", "show this help")
         ("input", "AdmissionReview JSON file, or - for stdin", cxxopts::value<std::vector<std::string>>());
     add_policy_options(options);
@@ -53,11 +54,19 @@ int run_review(int argc, char** argv) {
         if (const Status loaded = load_node_file(path, nodes); !loaded) return usage_error(loaded.error());
     }
 
+    StaticArtifactSource artifacts("no --artifacts file");
+    if (parsed.count("artifacts")) {
+        const std::string path = parsed["artifacts"].as<std::string>();
+        artifacts.set_origin("--artifacts " + path);
+        if (const Status loaded = load_artifact_file(path, artifacts); !loaded) return usage_error(loaded.error());
+    }
+
     Result<std::string> input = read_input(inputs.empty() ? "-" : inputs.front());
     if (!input) return usage_error(input.error());
     std::string& body = *input;
 
     ReviewContext context{*endpoint, *policy, &nodes};
+    context.artifacts = &artifacts;
     context.enforcement = *enforcement;
     const ReviewResult result = review(body, context);
     if (result.outcome == ReviewOutcome::unreadable) {

@@ -176,9 +176,9 @@ std::string_view resource_of(Endpoint endpoint, const GroupVersionKind& kind) {
 
 class Evaluator {
 public:
-    Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const std::vector<WebhookEntry>& webhooks,
+    Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const ArtifactSource& artifacts, const std::vector<WebhookEntry>& webhooks,
               const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
-        : policy_(policy), enforcement_(enforcement), nodes_(nodes), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
+        : policy_(policy), enforcement_(enforcement), nodes_(nodes), artifacts_(artifacts), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
 
     // Runs one object through the endpoints the webhook configurations would
     // send it to; a failure when the object cannot be read.
@@ -230,6 +230,7 @@ public:
             r.endpoints.push_back(std::string(to_string(endpoint)));
             std::string body = admission_review(object, ++count_);
             ReviewContext context{endpoint, policy_, &nodes_};
+            context.artifacts = &artifacts_;
             context.enforcement = mode;
             const ReviewResult result = review(body, context);
             // The findings of a softened denial are reported as the finding
@@ -280,6 +281,7 @@ private:
     const PolicyConfig& policy_;
     Enforcement enforcement_;  // of /validate and /mutate; the /warn/ and /audit/ webhooks force theirs
     const NodeSource& nodes_;
+    const ArtifactSource& artifacts_;
     const std::vector<WebhookEntry>& webhooks_;
     const std::map<std::string, std::map<std::string, std::string>>& namespace_labels_;
     std::size_t count_ = 0;
@@ -294,6 +296,8 @@ int run_test(int argc, char** argv) {
         ("o,output", "text, json, junit or sarif", cxxopts::value<std::string>()->default_value("text"))
         ("show-patched", "print each mutated object after its patch (YAML in text output)")
         ("nodes", "Node objects (JSON or YAML) for the check of Pods pinned to a node, besides the Nodes among the inputs", cxxopts::value<std::string>())
+        ("artifacts", "ModelArtifact objects (JSON or YAML) that workloads name with gpustack.ai/model-artifact, besides those among the inputs",
+         cxxopts::value<std::string>())
         ("webhook-config", "the Validating/MutatingWebhookConfigurations to select objects by (default: the shipped manifests/base/webhooks.yaml)",
          cxxopts::value<std::string>())
         ("h,help", "show this help")
@@ -328,12 +332,20 @@ int run_test(int argc, char** argv) {
         if (const Status loaded = load_node_file(parsed["nodes"].as<std::string>(), nodes); !loaded) return usage_error(loaded.error());
     }
 
+    StaticArtifactSource artifacts("the ModelArtifacts among the inputs");
+    if (parsed.count("artifacts")) {
+        artifacts.set_origin("the ModelArtifacts among the inputs and --artifacts " + parsed["artifacts"].as<std::string>());
+        if (const Status loaded = load_artifact_file(parsed["artifacts"].as<std::string>(), artifacts); !loaded) return usage_error(loaded.error());
+    }
+
     std::vector<LoadedObject> objects;
     for (const auto& file : input_files(parsed["paths"].as<std::vector<std::string>>(), report.input_errors)) load_file(file, objects, report.input_errors, report.notes);
     for (auto& loaded : objects) {
-        if (!(loaded.object.group.empty() && loaded.object.kind == "Node")) continue;
+        const bool node = loaded.object.group.empty() && loaded.object.kind == "Node";
+        const bool artifact = loaded.object.group == "worker.gpustack.ai" && loaded.object.kind == "ModelArtifact";
+        if (!node && !artifact) continue;
         std::string json = loaded.object.json;
-        if (const Status added = add_nodes_from_json(json, nodes); !added) {
+        if (const Status added = node ? add_nodes_from_json(json, nodes) : add_artifacts_from_json(json, artifacts); !added) {
             report.input_errors.push_back(loaded.file + ":" + std::to_string(loaded.line) + ": " + added.error());
         }
     }
@@ -356,7 +368,7 @@ int run_test(int argc, char** argv) {
     for (const auto& loaded : objects) {
         if (loaded.object.group.empty() && loaded.object.kind == "Namespace") namespace_labels[loaded.object.name] = loaded.object.labels;
     }
-    Evaluator evaluator(policy, *enforcement, nodes, webhooks, namespace_labels);
+    Evaluator evaluator(policy, *enforcement, nodes, artifacts, webhooks, namespace_labels);
     for (auto& loaded : objects) {
         ObjectResult r;
         r.file = loaded.file;

@@ -53,25 +53,54 @@ bool is_kind(const Value& v, std::string_view kind) {
     return k != nullptr && k->IsString() && view(*k) == kind;
 }
 
+// Each object of `kind` in one JSON document (the object itself, a List or
+// KIND+"List" of them, or an array of them) handed to add, which answers an
+// error or nothing; objects of other kinds are passed over.
+template <typename Add>
+Status add_each_of_kind(std::string& json, std::string_view kind, const Add& add) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail(error);
+    const Value* items = &doc;
+    if (doc.IsObject() && (is_kind(doc, "List") || is_kind(doc, std::string(kind) + "List"))) items = member(&doc, "items");
+    if (items != nullptr && items->IsArray()) {
+        for (const Value& item : items->GetArray()) {
+            if (!item.IsObject() || !is_kind(item, kind)) continue;
+            if (std::string error = add(item); !error.empty()) return fail(error);
+        }
+        return done();
+    }
+    if (doc.IsObject() && is_kind(doc, kind)) {
+        if (std::string error = add(doc); !error.empty()) return fail(error);
+    }
+    return done();
+}
 
 }  // namespace
 
 Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
-    Document doc;
-    if (std::string error = parse_document(json, doc); !error.empty()) return fail(error);
-    const Value* items = &doc;
-    if (doc.IsObject() && (is_kind(doc, "List") || is_kind(doc, "NodeList"))) items = member(&doc, "items");
-    if (items != nullptr && items->IsArray()) {
-        for (const Value& item : items->GetArray()) {
-            if (!item.IsObject() || !is_kind(item, "Node")) continue;
-            if (std::string error = add_node(item, out); !error.empty()) return fail(error);
+    return add_each_of_kind(json, "Node", [&](const Value& node) { return add_node(node, out); });
+}
+
+Status add_artifacts_from_json(std::string& json, StaticArtifactSource& out) {
+    return add_each_of_kind(json, "ModelArtifact", [&](const Value& artifact) -> std::string {
+        const Value* metadata = member(&artifact, "metadata");
+        const std::string name = string_at(metadata, "name");
+        if (name.empty()) return "a ModelArtifact without metadata.name";
+        const std::string ns = string_at(metadata, "namespace");
+        ArtifactInfo info;
+        const Value* source = member(member(&artifact, "spec"), "source");
+        int kinds = 0;
+        for (const char* k : {"huggingFace", "modelScope", "persistentVolumeClaim", "image"}) {
+            const Value* v = member(source, k);
+            if (v == nullptr || v->IsNull()) continue;
+            ++kinds;
+            info.source = k;
         }
-        return done();
-    }
-    if (doc.IsObject() && is_kind(doc, "Node")) {
-        if (std::string error = add_node(doc, out); !error.empty()) return fail(error);
-    }
-    return done();
+        if (kinds != 1) info.source.clear();  // none, or several: no image to mount either way
+        if (info.source == "image") info.image_reference = string_at(member(source, "image"), "reference");
+        out.add(ns.empty() ? "default" : ns, name, std::move(info));
+        return {};
+    });
 }
 
 

@@ -1,5 +1,6 @@
 #include "request_views.hpp"
 
+#include "model_image_webhook/artifact_reference.hpp"
 #include "model_image_webhook/rule_scope.hpp"
 #include "model_image_webhook/text.hpp"
 
@@ -509,6 +510,7 @@ std::optional<RequestError> read_workload(const Value& object, const std::vector
     const Value* annotations = member(metadata, "annotations");
     if (auto e = read_annotation(annotations, kModelImageAnnotation, out.has_model_image, out.model_image)) return e;
     if (auto e = read_annotation(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers)) return e;
+    if (auto e = read_annotation(annotations, kModelArtifactAnnotation, out.has_model_artifact, out.model_artifact)) return e;
     out.has_kueue_preferred_topology = member(annotations, kKueuePreferredTopologyAnnotation) != nullptr;
     // Objects that do not opt in are not rendered: their pod specs are not read.
     if (!pod_specs_always && out.opt_in_label != kOptInValue) return std::nullopt;

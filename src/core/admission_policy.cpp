@@ -6,7 +6,7 @@
 
 namespace miw {
 
-Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes) {
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts) {
     switch (req.rules) {
         case RuleSet::model_artifact:
             if (req.model_artifact) return judge_model_artifact(req, config);
@@ -18,7 +18,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
             break;
         case RuleSet::delivery:
-            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes);
+            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts);
             break;
         case RuleSet::none:
             break;

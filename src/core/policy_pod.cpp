@@ -1,5 +1,6 @@
 #include "model_image_webhook/policy_pod.hpp"
 
+#include "model_image_webhook/artifact_reference.hpp"
 #include "model_image_webhook/download_env.hpp"
 #include "model_image_webhook/engine_args.hpp"
 #include "model_image_webhook/json_patch.hpp"
@@ -361,13 +362,20 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 
 }  // namespace
 
-Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& w, const PolicyConfig& config, const NodeSource* nodes) {
+Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& named, const PolicyConfig& config, const NodeSource* nodes,
+                               const ArtifactSource* artifacts) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
-    if (w.opt_in_label != kOptInValue) return allow();
-    if (!w.has_model_image || w.model_image.empty()) {
-        return allow({"label " + std::string(kOptInLabel) + "=image is set but annotation " + std::string(kModelImageAnnotation) +
-                      " is missing or empty, so no model is mounted"});
+    if (named.opt_in_label != kOptInValue) return allow();
+    NamedImage image = named_image(req, named, artifacts);
+    if (image.refusal) return std::move(*image.refusal);
+    if (image.reference.empty()) {
+        return allow({"label " + std::string(kOptInLabel) + "=image is set but annotation " + std::string(kModelImageAnnotation) + " (or " +
+                      std::string(kModelArtifactAnnotation) + ") is missing or empty, so no model is mounted"});
     }
+    // From here on the workload names the image it mounts, whichever way it named it.
+    WorkloadView w = named;
+    w.has_model_image = true;
+    w.model_image = image.reference;
     PinnedReferenceCheck check = check_pinned_reference(w.model_image, config.digest_algorithms);
     if (!check.ok()) {
         return forbidden(annotation_field(kModelImageAnnotation) + ": Invalid value: " + quote_value(w.model_image) + ": " + check.detail, *check.rule);

@@ -1,5 +1,6 @@
 #include "model_image_webhook/rule.hpp"
 
+#include "model_image_webhook/artifact_reference.hpp"
 #include "model_image_webhook/pinned_reference.hpp"
 #include "model_image_webhook/policy_model_artifact.hpp"
 #include "model_image_webhook/policy_node.hpp"
@@ -11,7 +12,7 @@ namespace {
 
 constexpr const Rule* kRegistry[] = {
     &kSourceExactlyOne, &kPatternsForbidden, &kReferenceRequired, &kReferenceTooLong, &kReferencePattern, &kReferenceInvalid,
-    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kNodeFloor,
+    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kNodeFloor,
     &kNodeNotFound,     &kNodeUnavailable,   &kMalformedRequest,  &kInternalError,
 };
 

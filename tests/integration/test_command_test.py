@@ -491,4 +491,36 @@ def json_manifests_are_read_as_json_as_kubectl_reads_them():
     assert code == 0 and objects[0][1] == "allowed", doc
 
 
+@test
+def workloads_that_name_a_model_artifact_mount_its_image():
+    def artifact(name, source):
+        return ("apiVersion: worker.gpustack.ai/v1alpha1\nkind: ModelArtifact\nmetadata: {name: %s, namespace: ml}\nspec:\n  source:\n    %s\n---\n"
+                % (name, source))
+
+    def deployment(name, annotations):
+        return ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  namespace: ml\n  labels: {gpustack.ai/model-delivery: image}\n"
+                "  annotations: {%s}\nspec:\n  selector: {matchLabels: {app: m}}\n  template:\n    metadata: {labels: {app: m}}\n"
+                "    spec:\n      containers: [{name: vllm, image: 'vllm/vllm-openai:v0.8.5'}]\n---\n" % (name, annotations))
+
+    other = REF.replace("qwen", "llama")
+    artifacts = write("artifacts.yaml", artifact("qwen", "image: {reference: '%s'}" % REF) + artifact("hub", "huggingFace: {repo: Qwen/Qwen2.5-7B-Instruct}"))
+    workloads = write("by-artifact.yaml", deployment("ok", "gpustack.ai/model-artifact: qwen") + deployment("typo", "gpustack.ai/model-artifact: qwne") +
+                      deployment("hub", "gpustack.ai/model-artifact: hub") +
+                      deployment("both", "gpustack.ai/model-artifact: qwen, gpustack.ai/model-image: '%s'" % other))
+    code, objects, doc = verdicts(["--show-patched", "--artifacts", artifacts, workloads])
+    by_name = {o["name"]: o for o in doc["objects"]}
+    assert code == 1, objects
+    assert by_name["ok"]["verdict"] == "allowed", by_name["ok"]
+    template = by_name["ok"]["patched"]["spec"]["template"]
+    assert template["spec"]["volumes"] == [{"name": "gpustack-model", "image": {"reference": REF}}]
+    assert template["metadata"]["annotations"]["gpustack.ai/model-image"] == REF, "its Pods carry the resolved image"
+    for name, rule in (("typo", "artifact-not-found"), ("hub", "artifact-not-image"), ("both", "artifact-image-conflict")):
+        assert by_name[name]["verdict"] == "denied" and by_name[name]["rule"] == rule, by_name[name]
+    assert "--artifacts " + artifacts in by_name["typo"]["message"]
+    # The artifacts among the inputs serve as well as --artifacts does.
+    code, objects, doc = verdicts([artifacts, write("ok.yaml", deployment("ok", "gpustack.ai/model-artifact: qwen"))])
+    verdict = {n: v for n, v, _ in objects}
+    assert code == 0 and verdict["ok"] == "allowed" and verdict["qwen"] == "allowed", objects
+
+
 harness.run_tests(TESTS, "test command")
