@@ -17,7 +17,7 @@ public:
     Warning() = default;
     explicit Warning(std::string_view words) { say(words); }
 
-    // The product's own words: never cut.
+    // The product's own words (printable, never a client's): never cut.
     Warning& say(std::string_view words);
     // A client's value, quoted as Go's %q quotes it; first shown up to
     // max_bytes of it (longer: "... (N bytes)" after the quotes, as field
@@ -32,16 +32,22 @@ public:
     // The warning's text: whole where it fits kMaxWarningBytes; else the
     // client's parts are cut, each ending "...", the longest the most, until
     // it does, and the product's words stay whole.
-    std::string text() const;
+    std::string text() const&;
+    std::string text() &&;
 
 private:
-    enum class Kind : unsigned char { words, quoted, bare };
-    struct Part {
+    enum class Kind : unsigned char { quoted, bare };
+    // A client's part: where its rendering stands in text_, and its text
+    // (its first max_bytes), to render it again shorter.
+    struct ClientPart {
         Kind kind;
-        std::string text;  // the words, or the client's text (its first max_bytes)
-        std::size_t whole_size;  // the client's text's size before that cut
+        std::size_t begin, end;
+        std::string source;
     };
-    std::vector<Part> parts_;
+    std::string fitted() const;
+
+    std::string text_;  // everything, each part shown whole
+    std::vector<ClientPart> parts_;
 };
 
 }  // namespace miw

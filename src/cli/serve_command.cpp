@@ -122,7 +122,7 @@ int run_serve(int argc, char** argv) {
         ("max-connections", "open connections at most; past it the oldest that has not begun a request is closed, else the new one",
          cxxopts::value<std::size_t>()->default_value("1024"))
         ("max-handshakes", "TLS handshakes in progress at most; past it the oldest still going is closed", cxxopts::value<std::size_t>()->default_value("256"))
-        ("max-body-bytes-in-flight", "request body bytes read or reviewed at once at most (503 above it)",
+        ("max-body-bytes-in-flight", "request body bytes read or reviewed at once at most (503 above it; 413 for a body whose JSON alone needs more)",
          cxxopts::value<std::size_t>()->default_value(std::to_string(24u << 20)))
         ("handshake-timeout", "TLS handshake deadline", cxxopts::value<std::string>()->default_value("5s"))
         ("header-timeout", "deadline for a new connection's first request header, from the end of the handshake", cxxopts::value<std::string>()->default_value("5s"))

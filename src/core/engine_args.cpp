@@ -462,8 +462,9 @@ void sort_removals(ArgvEdits& edits) {
     }
 }
 
-void add_warning(std::vector<std::string>& warnings, const Warning& warning) {
-    std::string text = warning.text();
+// Takes the warning's text (the warning is spent): one copy fewer a warning.
+void add_warning(std::vector<std::string>& warnings, Warning& warning) {
+    std::string text = std::move(warning).text();
     if (std::find(warnings.begin(), warnings.end(), text) == warnings.end()) warnings.push_back(std::move(text));
 }
 

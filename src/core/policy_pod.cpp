@@ -366,16 +366,22 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
                                const ArtifactSource* artifacts) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
     if (named.opt_in_label != kOptInValue) return allow();
-    NamedImage image = named_image(req, named, artifacts);
-    if (image.refusal) return std::move(*image.refusal);
-    if (image.reference.empty()) {
+    // A workload that names a ModelArtifact is rendered as if it named the
+    // artifact's image (a copy of its view, made for those alone).
+    NamedImage image;
+    std::optional<WorkloadView> resolved;
+    if (named.has_model_artifact) {
+        image = named_image(req, named, artifacts);
+        if (image.refusal) return std::move(*image.refusal);
+        resolved = named;
+        resolved->has_model_image = true;
+        resolved->model_image = image.reference;
+    }
+    const WorkloadView& w = resolved ? *resolved : named;
+    if (!w.has_model_image || w.model_image.empty()) {
         return allow({"label " + std::string(kOptInLabel) + "=image is set but annotation " + std::string(kModelImageAnnotation) + " (or " +
                       std::string(kModelArtifactAnnotation) + ") is missing or empty, so no model is mounted"});
     }
-    // From here on the workload names the image it mounts, whichever way it named it.
-    WorkloadView w = named;
-    w.has_model_image = true;
-    w.model_image = image.reference;
     PinnedReferenceCheck check = check_pinned_reference(w.model_image, config.digest_algorithms);
     if (!check.ok()) {
         return forbidden(annotation_field(kModelImageAnnotation) + ": Invalid value: " + quote_value(w.model_image) + ": " + check.detail, *check.rule);

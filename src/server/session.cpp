@@ -283,11 +283,6 @@ private:
         // A chunked body counts as the largest it may grow to.
         const std::size_t budget = length ? static_cast<std::size_t>(std::min<std::uint64_t>(*length, context_.limits.max_body_bytes))
                                           : context_.limits.max_body_bytes;
-        if (budget > context_.limits.max_body_bytes_in_flight) {
-            return answer_error(413, "the request body (" + std::to_string(budget) + " bytes) is more than --max-body-bytes-in-flight (" +
-                                         std::to_string(context_.limits.max_body_bytes_in_flight) +
-                                         " bytes) holds even with no other request in flight: send a smaller object, or raise the limit\n");
-        }
         if (budget > 0 && !context_.bytes_in_flight.reserve(budget)) {
             return answer_error(503, "the server is reading as many request bodies as it holds at once (--max-body-bytes-in-flight " +
                                          std::to_string(context_.limits.max_body_bytes_in_flight) + " bytes); retry\n");
