@@ -14,6 +14,7 @@ TEST_CASE("a JSON document keeps every escape as Go's decoder reads it", "[manif
     const std::vector<Case> cases = {
         {"a surrogate pair, as json.dumps and Go write a non-BMP character", R"({"name":"rocket-\ud83d\ude80"})", "{\"name\":\"rocket-\xF0\x9F\x9A\x80\"}"},
         {"an escaped solidus", R"({"ref":"r.io\/q"})", R"({"ref":"r.io/q"})"},
+        {"a lone low surrogate, as Go reads it: U+FFFD", R"({"s\ude80":"a\ud41d\ude80b"})", "{\"s\xEF\xBF\xBD\":\"a\xED\x90\x9D\xEF\xBF\xBD" "b\"}"},
         {"a line separator", R"({"s":"a\u2028b"})", "{\"s\":\"a\xE2\x80\xA8" "b\"}"},
         {"control characters stay escaped", R"({"s":"a\nb\u0001"})", R"({"s":"a\nb\u0001"})"},
         {"whitespace before the document", " \n\t{\"a\":1}", R"({"a":1})"},

@@ -56,7 +56,11 @@ public:
         }
         return writer_.RawValue(sent->data(), sent->size(), rapidjson::kNumberType);
     }
-    bool String(const char* text, rapidjson::SizeType length, bool) { return value(), writer_.String(text, length); }
+    bool String(const char* text, rapidjson::SizeType length, bool) {
+        value();
+        const std::string_view s = go_string(text, length);
+        return writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    }
     bool StartObject() {
         if (depth_ == 0) start_ = where();
         value();
@@ -64,8 +68,9 @@ public:
         return writer_.StartObject();
     }
     bool Key(const char* text, rapidjson::SizeType length, bool) {
-        if (depth_ == 1) items_key_ = std::string_view(text, length) == "items";
-        return writer_.Key(text, length);
+        const std::string_view s = go_string(text, length);
+        if (depth_ == 1) items_key_ = s == "items";
+        return writer_.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
     }
     bool EndObject(rapidjson::SizeType) {
         --depth_;
@@ -92,6 +97,29 @@ public:
     std::size_t error_at() const { return error_at_; }
 
 private:
+    // A string as Go decodes it: RapidJSON takes a lone low surrogate escape
+    // ("\\ude80" after no high one) for a code point and writes it as bytes
+    // that are not UTF-8; Go reads it as U+FFFD, which this writes instead.
+    static bool surrogate_at(std::string_view t, std::size_t i) {
+        return i + 2 < t.size() && static_cast<unsigned char>(t[i]) == 0xED && static_cast<unsigned char>(t[i + 1]) >= 0xA0;
+    }
+    std::string_view go_string(const char* text, rapidjson::SizeType length) {
+        const std::string_view s(text, length);
+        std::size_t i = s.find('\xED');
+        while (i != std::string_view::npos && !surrogate_at(s, i)) i = s.find('\xED', i + 1);
+        if (i == std::string_view::npos) return s;
+        repaired_.assign(s.substr(0, i));
+        while (i < s.size()) {
+            if (surrogate_at(s, i)) {
+                repaired_ += "\xEF\xBF\xBD";
+                i += 3;
+            } else {
+                repaired_ += s[i++];
+            }
+        }
+        return repaired_;
+    }
+
     // The offset in the whole text of the token just read.
     std::size_t where() const { return base_ + (stream_.Tell() > 0 ? stream_.Tell() - 1 : 0); }
     // Every value: an item of the List's items starts here, and a member's
@@ -113,6 +141,7 @@ private:
     std::vector<std::size_t> item_starts_;
     std::string error_;
     std::size_t error_at_ = 0;
+    std::string repaired_;  // go_string's copy, when it changed one
 };
 
 std::size_t skip_space(std::string_view text, std::size_t at) {
