@@ -146,6 +146,19 @@ std::size_t append_shown(std::string& out, std::string_view text, std::size_t ma
     char buf[8];
     std::size_t i = 0, written = 0;
     while (i < text.size()) {
+        // A run of printable ASCII that needs no escape goes in one append.
+        std::size_t run = i;
+        while (run < text.size() && run - i < max_out - written) {
+            const auto c = static_cast<unsigned char>(text[run]);
+            if (c < 0x20 || c >= 0x7f || (escaped && (c == '"' || c == '\\'))) break;
+            ++run;
+        }
+        if (run > i) {
+            out.append(text, i, run - i);
+            written += run - i;
+            i = run;
+            continue;
+        }
         std::size_t taken = 0;
         const std::string_view shown = shown_character(text, i, escaped, buf, taken);
         if (written + shown.size() > max_out) break;

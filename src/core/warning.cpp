@@ -13,12 +13,14 @@ constexpr std::string_view kCut = "...";
 }  // namespace
 
 Warning& Warning::say(std::string_view words) {
+    if (text_.empty()) text_.reserve(kMaxWarningBytes);  // one allocation for what nearly every warning becomes
     text_ += words;
     return *this;
 }
 
 Warning& Warning::quote(std::string_view value, std::size_t max_bytes) {
     const std::string_view shown = utf8_prefix(value, max_bytes);
+    if (text_.empty()) text_.reserve(kMaxWarningBytes);
     const std::size_t begin = text_.size();
     text_ += '"';
     append_go_escaped(text_, shown);
@@ -30,6 +32,7 @@ Warning& Warning::quote(std::string_view value, std::size_t max_bytes) {
 
 Warning& Warning::bare(std::string_view text, std::size_t max_bytes) {
     const std::string_view shown = utf8_prefix(text, max_bytes);
+    if (text_.empty()) text_.reserve(kMaxWarningBytes);
     const std::size_t begin = text_.size();
     append_printable(text_, shown);
     if (shown.size() < text.size()) text_ += kCut;
