@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s\n", read.error().c_str());
             return 1;
         }
-        for (auto& record : read->nodes) all[std::move(record.name)] = std::move(record.info);
+        for (auto& record : read->items) all[std::move(record.name)] = std::move(record.info);
     }
     cache.replace_all(std::move(all));
     const double list_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

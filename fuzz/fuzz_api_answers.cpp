@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const miw::Result<miw::NodeListPage> page = miw::read_node_list(json);
         if (!page && page.error().empty()) std::abort();
         if (page) {
-            for (const auto& node : page->nodes) check_node(node);
+            for (const auto& node : page->items) check_node(node);
         }
     }
     {
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!event && event.error().empty()) std::abort();
         if (event && (event->type == miw::WatchEventType::added || event->type == miw::WatchEventType::modified ||
                       event->type == miw::WatchEventType::deleted)) {
-            check_node(event->node);
+            check_node(event->object);
         }
     }
     {

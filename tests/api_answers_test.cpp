@@ -94,12 +94,12 @@ TEST_CASE("a page of the Node list says where the watch starts and whether more 
     REQUIRE(page);
     CHECK(page->resource_version == "1200");
     CHECK(page->continue_token == "abc");
-    REQUIRE(page->nodes.size() == 2);
-    CHECK(page->nodes[0].name == "gpu-a.ec2.internal");
-    CHECK(page->nodes[0].info.hostname == "gpu-a");
-    CHECK(page->nodes[1].info.hostname.empty());
-    CHECK(page->nodes[0].info.holds_image(kPinned));
-    CHECK(page->nodes[1].name == "cpu-1");
+    REQUIRE(page->items.size() == 2);
+    CHECK(page->items[0].name == "gpu-a.ec2.internal");
+    CHECK(page->items[0].info.hostname == "gpu-a");
+    CHECK(page->items[1].info.hostname.empty());
+    CHECK(page->items[0].info.holds_image(kPinned));
+    CHECK(page->items[1].name == "cpu-1");
     for (std::string bad : {std::string("{"), std::string(R"({"kind":"Status","code":403})"), std::string(R"({"items":[{"metadata":{}}]})")}) {
         INFO(bad);
         CHECK_FALSE(read_node_list(bad));
@@ -136,7 +136,7 @@ TEST_CASE("watch events are read as the apiserver writes them", "[api_answers]")
             REQUIRE(bool(e) == c.ok);
             if (!c.ok) continue;
             CHECK(e->type == c.type);
-            CHECK(e->node.name == c.node);
+            CHECK(e->object.name == c.node);
             CHECK(e->resource_version == c.resource_version);
             CHECK(e->code == c.code);
         }

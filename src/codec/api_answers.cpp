@@ -75,60 +75,58 @@ Status add_each_of_kind(std::string& json, std::string_view kind, const Add& add
     return done();
 }
 
-}  // namespace
-
-Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
-    return add_each_of_kind(json, "Node", [&](const Value& node) { return add_node(node, out); });
+// What the rules read of a ModelArtifact: where it is, and its source.
+Result<ArtifactRecord> read_artifact(const Value& artifact) {
+    const Value* metadata = member(&artifact, "metadata");
+    ArtifactRecord out;
+    out.name = string_at(metadata, "name");
+    if (out.name.empty()) return fail("a ModelArtifact without metadata.name");
+    out.namespace_name = string_at(metadata, "namespace");
+    if (out.namespace_name.empty()) out.namespace_name = "default";
+    const Value* source = member(member(&artifact, "spec"), "source");
+    int kinds = 0;
+    for (const char* k : {"huggingFace", "modelScope", "persistentVolumeClaim", "image"}) {
+        const Value* v = member(source, k);
+        if (v == nullptr || v->IsNull()) continue;
+        ++kinds;
+        out.info.source = k;
+    }
+    if (kinds != 1) out.info.source.clear();  // none, or several: no image to mount either way
+    if (out.info.source == "image") out.info.image_reference = string_at(member(source, "image"), "reference");
+    return out;
 }
 
-Status add_artifacts_from_json(std::string& json, StaticArtifactSource& out) {
-    return add_each_of_kind(json, "ModelArtifact", [&](const Value& artifact) -> std::string {
-        const Value* metadata = member(&artifact, "metadata");
-        const std::string name = string_at(metadata, "name");
-        if (name.empty()) return "a ModelArtifact without metadata.name";
-        const std::string ns = string_at(metadata, "namespace");
-        ArtifactInfo info;
-        const Value* source = member(member(&artifact, "spec"), "source");
-        int kinds = 0;
-        for (const char* k : {"huggingFace", "modelScope", "persistentVolumeClaim", "image"}) {
-            const Value* v = member(source, k);
-            if (v == nullptr || v->IsNull()) continue;
-            ++kinds;
-            info.source = k;
-        }
-        if (kinds != 1) info.source.clear();  // none, or several: no image to mount either way
-        if (info.source == "image") info.image_reference = string_at(member(source, "image"), "reference");
-        out.add(ns.empty() ? "default" : ns, name, std::move(info));
-        return {};
-    });
-}
-
-
-Result<NodeListPage> read_node_list(std::string& json) {
+// One page of a list (GET .../nodes?limit=N), each item read by read_item.
+template <typename Page, typename ReadItem>
+Result<Page> read_list_page(std::string& json, std::string_view what, const ReadItem& read_item) {
     Document doc;
-    if (std::string error = parse_document(json, doc, JsonReader::compact_first, UnreadValues::skipped); !error.empty()) return fail("the Node list cannot be read: " + error);
+    if (std::string error = parse_document(json, doc, JsonReader::compact_first, UnreadValues::skipped); !error.empty()) {
+        return fail("the " + std::string(what) + " list cannot be read: " + error);
+    }
     const Value* items = member(&doc, "items");
-    if (!doc.IsObject() || items == nullptr || !items->IsArray()) return fail("the Node list has no items array");
-    NodeListPage page;
+    if (!doc.IsObject() || items == nullptr || !items->IsArray()) return fail("the " + std::string(what) + " list has no items array");
+    Page page;
     const Value* metadata = member(&doc, "metadata");
     page.resource_version = string_at(metadata, "resourceVersion");
     page.continue_token = string_at(metadata, "continue");
-    page.nodes.reserve(items->Size());
+    page.items.reserve(items->Size());
     for (const Value& item : items->GetArray()) {
-        Result<NodeRecord> record = read_node(item);
+        auto record = read_item(item);
         if (!record) return fail(record.error());
-        page.nodes.push_back(std::move(*record));
+        page.items.push_back(std::move(*record));
     }
     return page;
 }
 
-Result<NodeWatchEvent> read_node_watch_event(std::string& json) {
+// One line of a watch (GET ...?watch=1), its object read by read_item.
+template <typename Event, typename ReadItem>
+Result<Event> read_watch_line(std::string& json, const ReadItem& read_item) {
     Document doc;
     if (std::string error = parse_document(json, doc, JsonReader::compact_first, UnreadValues::skipped); !error.empty()) return fail("a watch event cannot be read: " + error);
     const Value* type = member(&doc, "type");
     const Value* object = member(&doc, "object");
     if (type == nullptr || !type->IsString() || object == nullptr || !object->IsObject()) return fail("a watch event without a type and an object");
-    NodeWatchEvent event;
+    Event event;
     const std::string_view t = view(*type);
     if (t == "ADDED") event.type = WatchEventType::added;
     else if (t == "MODIFIED") event.type = WatchEventType::modified;
@@ -144,10 +142,40 @@ Result<NodeWatchEvent> read_node_watch_event(std::string& json) {
         return event;
     }
     if (event.type == WatchEventType::bookmark) return event;
-    Result<NodeRecord> record = read_node(*object);
+    auto record = read_item(*object);
     if (!record) return fail(record.error());
-    event.node = std::move(*record);
+    event.object = std::move(*record);
     return event;
+}
+
+}  // namespace
+
+Status add_nodes_from_json(std::string& json, StaticNodeSource& out) {
+    return add_each_of_kind(json, "Node", [&](const Value& node) { return add_node(node, out); });
+}
+
+Status add_artifacts_from_json(std::string& json, StaticArtifactSource& out) {
+    return add_each_of_kind(json, "ModelArtifact", [&](const Value& artifact) -> std::string {
+        Result<ArtifactRecord> record = read_artifact(artifact);
+        if (!record) return record.error();
+        out.add(std::move(record->namespace_name), std::move(record->name), std::move(record->info));
+        return {};
+    });
+}
+
+Result<NodeListPage> read_node_list(std::string& json) { return read_list_page<NodeListPage>(json, "Node", read_node); }
+
+Result<NodeWatchEvent> read_node_watch_event(std::string& json) { return read_watch_line<NodeWatchEvent>(json, read_node); }
+
+Result<ArtifactListPage> read_artifact_list(std::string& json) { return read_list_page<ArtifactListPage>(json, "ModelArtifact", read_artifact); }
+
+Result<ArtifactWatchEvent> read_artifact_watch_event(std::string& json) { return read_watch_line<ArtifactWatchEvent>(json, read_artifact); }
+
+Result<ArtifactRecord> read_one_artifact(std::string& json) {
+    Document doc;
+    if (std::string error = parse_document(json, doc); !error.empty()) return fail("the ModelArtifact cannot be read: " + error);
+    if (!doc.IsObject()) return fail("the ModelArtifact answer is not an object");
+    return read_artifact(doc);
 }
 
 std::string read_git_version(std::string& json) {

@@ -339,7 +339,7 @@ NodeLookup read_node_answer(std::string& body, const NodeRef& node) {
         return out;
     }
     NodeMap nodes;
-    for (NodeRecord& n : page->nodes) nodes.emplace(std::move(n.name), std::move(n.info));
+    for (NodeRecord& n : page->items) nodes.emplace(std::move(n.name), std::move(n.info));
     return lookup_in(nodes, node);
 }
 

@@ -1,10 +1,10 @@
-// The cluster's Nodes kept current for the rules (design.md 1.5): list them,
-// then watch from the list's resource version, relisting when the watch
-// expires (410 Gone) or breaks, with backoff. The rules read the NodeCache;
-// a thread of its own runs the loop. No Boost here.
+// The cluster's Nodes kept current for the rules (design.md 1.5) by the
+// list-then-watch loop (list_watch.hpp), and the Node source the server's
+// rules read. No Boost here.
 #pragma once
 
 #include "kube_client.hpp"
+#include "list_watch.hpp"
 #include "metrics.hpp"
 
 #include "model_image_webhook/node_cache.hpp"
@@ -19,45 +19,42 @@
 
 namespace miw::server {
 
-struct NodeWatchSettings {
-    std::size_t page_size = 100;  // Nodes per list page: a page of Nodes with 50 images each stays near 2 MiB
-    std::chrono::seconds watch_timeout{300};  // asked of the apiserver (timeoutSeconds); the stream is reopened after
-    std::chrono::milliseconds idle{150000};  // no byte for this long: the stream is taken as dead (bookmarks come each minute)
-    std::chrono::milliseconds first_backoff{500};
-    std::chrono::milliseconds max_backoff{30000};
-};
-
 // The largest page of the Node list read; a page over it is a failed list.
 inline constexpr std::size_t kMaxNodeListPageBytes = 64u << 20;
 
-class NodeWatch {
+// Nodes, for the list-then-watch loop: read into the NodeCache.
+class NodeKind : public WatchedKind {
 public:
-    NodeWatch(const KubeClient& client, NodeCache& cache, Metrics& metrics, NodeWatchSettings settings = {});
-    ~NodeWatch();
-
-    void start();
-    // Ends the stream in progress within about 100 ms and joins the thread.
-    void stop();
+    NodeKind(NodeCache& cache, Metrics& metrics) : cache_(cache), metrics_(metrics) {}
+    std::string_view plural() const override { return "Nodes"; }
+    std::string collection_path() const override { return "/api/v1/nodes"; }
+    std::size_t max_page_bytes() const override { return kMaxNodeListPageBytes; }
+    std::size_t max_event_bytes() const override { return kMaxNodeAnswerBytes; }
+    Result<ListPosition> take_page(std::string& json) override;
+    std::size_t commit_list() override;
+    void drop_list() override { NodeMap().swap(listed_); }
+    Result<WatchedEvent> apply_event(std::string& line) override;
+    std::size_t size() const override { return cache_.size(); }
+    void synced(std::size_t count, std::int64_t unix_time) override { metrics_.node_cache_synced(count, unix_time); }
+    void relisted() override { metrics_.node_cache_relisted(); }
+    void failed() override { metrics_.node_watch_failed(); }
 
 private:
-    enum class WatchEnd { reopen, relist, failed, stopped };
-
-    void run();
-    bool list();
-    WatchEnd watch();
-    // Waits, unless stop() comes first; false when stopped.
-    bool sleep(std::chrono::milliseconds d);
-
-    const KubeClient& client_;
     NodeCache& cache_;
     Metrics& metrics_;
-    NodeWatchSettings settings_;
-    std::string resource_version_;
-    bool listed_once_ = false;
-    std::atomic<bool> stop_{false};
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::thread thread_;
+    NodeMap listed_;  // the pages of a list in progress
+};
+
+class NodeWatch {
+public:
+    NodeWatch(const KubeClient& client, NodeCache& cache, Metrics& metrics, WatchSettings settings = {})
+        : kind_(cache, metrics), loop_(client, kind_, settings) {}
+    void start() { loop_.start(); }
+    void stop() { loop_.stop(); }
+
+private:
+    NodeKind kind_;
+    ListWatch loop_;  // after kind_: it runs on it
 };
 
 // The server's Node source: the watch's cache once it has listed every
