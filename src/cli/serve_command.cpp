@@ -53,6 +53,7 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
     config.client_ca = parsed["client-ca"].as<std::string>();
     config.threads = parsed["threads"].as<unsigned>();
     config.watch_nodes = parsed["watch-nodes"].as<bool>();
+    config.watch_artifacts = parsed["watch-artifacts"].as<bool>();
 
     std::string error;
     const auto duration = [&](const char* name, milliseconds& out) {
@@ -140,6 +141,8 @@ int run_serve(int argc, char** argv) {
         ("version-refresh-interval", "how often --kube-version auto asks the apiserver again", cxxopts::value<std::string>()->default_value("5m"))
         ("node-cache-ttl", "how long a Node read from the API one at a time is reused", cxxopts::value<std::string>()->default_value("30s"))
         ("watch-nodes", "list and watch the cluster's Nodes (true or false): placement needs it, and the node check then reads no Node per Pod",
+         cxxopts::value<bool>()->default_value("true"))
+        ("watch-artifacts", "list and watch the cluster's ModelArtifacts (true or false), which workloads name with gpustack.ai/model-artifact",
          cxxopts::value<bool>()->default_value("true"))
         ("node-lookup-timeout", "deadline of a Node lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("2s"))
         ("h,help", "show this help");

@@ -204,6 +204,14 @@ std::string Metrics::render() const {
            static_cast<long long>(node_cache_sync_.load()));
     single(out, "miw_node_cache_relists_total", "counter", "Complete Node lists after the first (a watch expired or broke).", static_cast<long long>(node_cache_relists_.load()));
     single(out, "miw_node_watch_failures_total", "counter", "Node lists or watches that failed (each retried after a backoff).", static_cast<long long>(node_watch_failures_.load()));
+    single(out, "miw_artifact_cache_artifacts", "gauge", "ModelArtifacts the watch holds for workloads that name one.", static_cast<long long>(artifact_cache_artifacts_.load()));
+    single(out, "miw_artifact_cache_last_sync_timestamp_seconds", "gauge",
+           "When the ModelArtifact cache last heard from the API (a list or a watch event), as a Unix time; 0 before the first list.",
+           static_cast<long long>(artifact_cache_sync_.load()));
+    single(out, "miw_artifact_cache_relists_total", "counter", "Complete ModelArtifact lists after the first (a watch expired or broke).",
+           static_cast<long long>(artifact_cache_relists_.load()));
+    single(out, "miw_artifact_watch_failures_total", "counter", "ModelArtifact lists or watches that failed (each retried after a backoff).",
+           static_cast<long long>(artifact_watch_failures_.load()));
     single(out, "miw_log_lines_dropped_total", "counter", "Review log lines dropped because 8 MiB of log were waiting to be written (a stalled stdout).",
            static_cast<long long>(Log::instance().dropped()));
     single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", static_cast<long long>(resident_bytes()));

@@ -46,6 +46,12 @@ public:
     }
     void node_cache_relisted() { node_cache_relists_.fetch_add(1, std::memory_order_relaxed); }
     void node_watch_failed() { node_watch_failures_.fetch_add(1, std::memory_order_relaxed); }
+    void artifact_cache_synced(std::size_t artifacts, std::int64_t unix_time) {
+        artifact_cache_artifacts_.store(static_cast<std::int64_t>(artifacts), std::memory_order_relaxed);
+        artifact_cache_sync_.store(unix_time, std::memory_order_relaxed);
+    }
+    void artifact_cache_relisted() { artifact_cache_relists_.fetch_add(1, std::memory_order_relaxed); }
+    void artifact_watch_failed() { artifact_watch_failures_.fetch_add(1, std::memory_order_relaxed); }
 
     std::int64_t open_connections() const { return open_connections_.load(std::memory_order_relaxed); }
 
@@ -83,6 +89,10 @@ private:
     std::atomic<std::int64_t> node_cache_sync_{0};
     std::atomic<std::uint64_t> node_cache_relists_{0};
     std::atomic<std::uint64_t> node_watch_failures_{0};
+    std::atomic<std::int64_t> artifact_cache_artifacts_{0};
+    std::atomic<std::int64_t> artifact_cache_sync_{0};
+    std::atomic<std::uint64_t> artifact_cache_relists_{0};
+    std::atomic<std::uint64_t> artifact_watch_failures_{0};
 };
 
 }  // namespace miw::server

@@ -78,6 +78,7 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     ReviewContext context{endpoint, *policy, nullptr};
     context.enforcement = at.mode(state.enforcement);
     context.memory = state.review_memory;
+    context.artifacts = state.artifacts;
     context.body_bytes_held = body.size();  // as the session counted it, from the Content-Length
     // Leave a tenth of the apiserver's timeout for the answer to travel back.
     auto budget = state.node_lookup_timeout;

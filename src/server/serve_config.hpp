@@ -36,6 +36,7 @@ struct ServeConfig {
     std::optional<KubeApiConfig> api;  // none: no Kubernetes API to ask
     std::chrono::milliseconds node_cache_ttl{30000};
     bool watch_nodes = true;  // list and watch Nodes (placement, and the node check without a GET per Pod)
+    bool watch_artifacts = true;  // list and watch ModelArtifacts (gpustack.ai/model-artifact)
     std::chrono::milliseconds node_lookup_timeout{2000};
 };
 

@@ -2,6 +2,7 @@
 
 #include "cpu_budget.hpp"
 #include "kube_client.hpp"
+#include "artifact_watch.hpp"
 #include "node_watch.hpp"
 #include "listener.hpp"
 #include "log.hpp"
@@ -110,6 +111,10 @@ public:
                 node_watch_.emplace(*client_, node_cache_, state_.metrics);
                 state_.nodes = &*watched_nodes_;
             }
+            if (config_.watch_artifacts) {
+                artifact_watch_.emplace(*client_, artifact_cache_, state_.metrics);
+                state_.artifacts = &artifact_cache_;
+            }
             blocking_.emplace(kBlockingThreads);
             context_.blocking = &*blocking_;
         }
@@ -145,6 +150,7 @@ public:
         for (auto& l : listeners_) l->run();
         if (config_.auto_version) start_version_refresh();
         if (node_watch_) node_watch_->start();
+        if (artifact_watch_) artifact_watch_->start();
         schedule_reload();
         schedule_housekeeping();
         on_signal();
@@ -174,6 +180,7 @@ public:
         if (blocking_) blocking_->join();
         version_refresh_.stop();
         if (node_watch_) node_watch_->stop();
+        if (artifact_watch_) artifact_watch_->stop();
         Log::instance().flush();
         return 0;
     }
@@ -286,6 +293,9 @@ private:
     NodeCache node_cache_{"the Kubernetes API"};
     std::optional<WatchedNodeSource> watched_nodes_;
     std::optional<NodeWatch> node_watch_;
+    // A ModelArtifact created a moment ago may not have reached the watch: the origin says so.
+    ArtifactCache artifact_cache_{"the ModelArtifacts the server watches (one created a moment ago may not have reached it yet: retry)"};
+    std::optional<ArtifactWatch> artifact_watch_;
     ServerContext context_;
     std::optional<net::thread_pool> blocking_;
     CpuBudget cpu_budget_;

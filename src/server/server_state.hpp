@@ -7,6 +7,7 @@
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/enforcement.hpp"
+#include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
 
 #include <atomic>
@@ -49,6 +50,7 @@ struct ServerState {
     PolicyHolder policy;
     Metrics metrics;
     const DeadlineNodeSource* nodes = nullptr;  // null: no API to ask, every pinned Pod's Node is unknown
+    const ArtifactSource* artifacts = nullptr;  // null: no watch of ModelArtifacts, none can be resolved
     std::chrono::milliseconds node_lookup_timeout{2000};
     Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate
     ReviewMemory* review_memory = nullptr;  // what reviews take the memory for their JSON from; null: no budget

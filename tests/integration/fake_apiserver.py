@@ -28,6 +28,15 @@ def node_object(name, spec, resource_version="1"):
             "status": {"nodeInfo": {"kubeletVersion": kubelet, "containerRuntimeVersion": runtime}, "images": images}}
 
 
+ARTIFACTS = "/apis/worker.gpustack.ai/v1alpha1/modelartifacts"
+
+
+def artifact_object(ns, name, source, resource_version="1"):
+    """A ModelArtifact as the apiserver writes it; source is its spec.source."""
+    return {"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "ModelArtifact",
+            "metadata": {"namespace": ns, "name": name, "resourceVersion": resource_version}, "spec": {"source": source}}
+
+
 class FakeApiserver:
     def __init__(self, cert, key, token, version="v1.35.2"):
         self.token = token
@@ -45,7 +54,9 @@ class FakeApiserver:
         self.list_status = 200  # another status fails every Node list
         self.list_delay = 0.0  # seconds before a Node list page is answered
         self.watch_queries = []  # the query of every watch opened
-        self.watchers = []  # one queue of events per open watch
+        self.watchers = []  # one queue of events per open watch of Nodes
+        self.artifacts = {}  # (namespace, name) -> spec.source
+        self.artifact_watchers = []  # ... and of ModelArtifacts
         self.lock = threading.Lock()
         outer = self
 
@@ -94,12 +105,14 @@ class FakeApiserver:
                 except OSError:
                     pass  # the client stopped reading: what a capped client does
 
-            def watch(self, query):
+            def watch(self, query, watchers=None):
                 """Events from the test (push, drop) as chunks, one JSON line each."""
+                watchers = outer.watchers if watchers is None else watchers
                 events = queue.Queue()
                 with outer.lock:
-                    outer.watch_queries.append(query)
-                    outer.watchers.append(events)
+                    if watchers is outer.watchers:
+                        outer.watch_queries.append(query)  # of the Node watch
+                    watchers.append(events)
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Transfer-Encoding", "chunked")
@@ -124,7 +137,7 @@ class FakeApiserver:
                     pass
                 finally:
                     with outer.lock:
-                        outer.watchers.remove(events)
+                        watchers.remove(events)
 
             def do_GET(self):
                 outer.timed_requests.append((time.monotonic(), self.path))
@@ -139,6 +152,16 @@ class FakeApiserver:
                 if self.path == "/version":
                     time.sleep(outer.version_delay)
                     return self.answer(200, {"major": "1", "minor": "35", "gitVersion": outer.version})
+                if self.path.startswith(ARTIFACTS + "?"):
+                    query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+                    if query.get("watch") == ["1"]:
+                        return self.watch(query, outer.artifact_watchers)
+                    if outer.list_status != 200:
+                        return self.answer(outer.list_status, {"kind": "Status", "code": outer.list_status})
+                    with outer.lock:
+                        items = [artifact_object(ns, name, source) for (ns, name), source in sorted(outer.artifacts.items())]
+                    return self.answer(200, {"kind": "ModelArtifactList", "apiVersion": "worker.gpustack.ai/v1alpha1",
+                                             "metadata": {"resourceVersion": str(outer.resource_version)}, "items": items})
                 if self.path.startswith("/api/v1/nodes?"):
                     query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
                     if query.get("watch") == ["1"]:
@@ -200,6 +223,24 @@ class FakeApiserver:
             for w in self.watchers:
                 w.put(event)
             return rv
+
+    def push_artifact(self, event_type, ns, name, source=None):
+        """Changes a ModelArtifact (ADDED or MODIFIED with source, DELETED) and tells every open watch of them."""
+        with self.lock:
+            self.resource_version += 1
+            rv = str(self.resource_version)
+            if event_type == "DELETED":
+                source = self.artifacts.pop((ns, name))
+            else:
+                self.artifacts[(ns, name)] = source
+            event = {"type": event_type, "object": artifact_object(ns, name, source, rv)}
+            for w in self.artifact_watchers:
+                w.put(event)
+            return rv
+
+    def open_artifact_watches(self):
+        with self.lock:
+            return len(self.artifact_watchers)
 
     def drop_watches(self):
         with self.lock:

@@ -220,7 +220,9 @@ def the_deployment_survives_drains_and_runs_restricted():
     pdb = [o for o in objects if o["kind"] == "PodDisruptionBudget"][0]
     assert pdb["spec"]["minAvailable"] == 1
     roles = [o for o in objects if o["kind"] == "ClusterRole"]
-    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}], "reading nodes, nothing else"
+    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
+                                 {"apiGroups": ["worker.gpustack.ai"], "resources": ["modelartifacts"], "verbs": ["list", "watch"]}], \
+        "reading Nodes and ModelArtifacts, nothing else"
 
 
 @test

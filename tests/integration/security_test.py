@@ -122,7 +122,8 @@ def the_version_is_asked_once_per_interval():
         # of a second: a gap of half the interval still fails.
         assert len(times) >= 7 and all(0.75 <= g <= 2.5 for g in gaps), \
             "%d GET /version in 10 s at a 1 s interval, gaps %s" % (len(times), ["%.2f" % g for g in gaps])
-        assert all(p == "/version" or p.startswith("/api/v1/nodes?") for p in api.requests[start:]), "nothing but the version and the Node watch"
+        assert all(p == "/version" or p.startswith("/api/v1/nodes?") or p.startswith("/apis/worker.gpustack.ai/v1alpha1/modelartifacts?")
+               for p in api.requests[start:]), "nothing but the version and the Node and ModelArtifact watches"
         assert all(t == "Bearer test-token" for t in api.tokens)
     finally:
         s.stop()

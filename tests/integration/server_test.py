@@ -619,6 +619,61 @@ def nodes_named_as_clouds_name_them_are_found_by_their_hostname_label():
     api.stop()
 
 
+def naming_artifact(name, namespace="ml"):
+    """An opted-in Deployment that names its model by a ModelArtifact."""
+    body = json.loads(example("deployment-vllm"))
+    req = body["request"]
+    req["namespace"] = namespace
+    meta = req["object"]["metadata"]
+    meta["namespace"] = namespace
+    meta.setdefault("labels", {})["gpustack.ai/model-delivery"] = "image"
+    annotations = meta.setdefault("annotations", {})
+    annotations.pop("gpustack.ai/model-image", None)
+    annotations["gpustack.ai/model-artifact"] = name
+    return json.dumps(body).encode()
+
+
+def delivered_reference(answer):
+    """The image reference the mutating answer's patch mounts, or None."""
+    r = review_of(answer)
+    if "patch" not in r:
+        return None
+    for op in json.loads(base64.b64decode(r["patch"])):
+        value = op.get("value")
+        if isinstance(value, dict) and value.get("name") == "gpustack-model" and "image" in value:
+            return value["image"]["reference"]
+    return None
+
+
+@test
+def workloads_that_name_a_model_artifact_are_resolved_from_the_watch():
+    ref = json.loads(example("pod-already-rendered"))["request"]["object"]["metadata"]["annotations"]["gpustack.ai/model-image"]
+    api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
+    api.artifacts = {("ml", "qwen"): {"image": {"reference": ref}}, ("ml", "hub"): {"huggingFace": {"repo": "Qwen/Qwen2.5-7B-Instruct"}}}
+    api.list_status = 503  # until the first list: fail closed, saying why
+    s = Server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(CERTS, "ca.crt"), "--kube-token-file", TOKEN_FILE)
+    try:
+        assert wait_for(lambda: s.metric("miw_artifact_watch_failures_total") >= 1)
+        r = review_of(s.post("/mutate?timeout=10s", naming_artifact("qwen"))[1])
+        assert r["allowed"] is False and r["auditAnnotations"]["rule"] == "artifact-unavailable" and "not been listed yet" in r["status"]["message"], r
+        api.list_status = 200
+        assert wait_for(lambda: s.metric("miw_artifact_cache_artifacts") == 2, 10), "the first list"
+        assert wait_for(lambda: api.open_artifact_watches() == 1)
+        assert delivered_reference(s.post("/mutate?timeout=10s", naming_artifact("qwen"))[1]) == ref
+        r = review_of(s.post("/mutate?timeout=10s", naming_artifact("hub"))[1])
+        assert r["auditAnnotations"]["rule"] == "artifact-not-image", r
+        r = review_of(s.post("/mutate?timeout=10s", naming_artifact("llama"))[1])
+        assert r["auditAnnotations"]["rule"] == "artifact-not-found" and "a moment ago" in r["status"]["message"], r
+        api.push_artifact("ADDED", "ml", "llama", {"image": {"reference": ref.replace("qwen", "llama")}})
+        assert wait_for(lambda: delivered_reference(s.post("/mutate?timeout=10s", naming_artifact("llama"))[1]) == ref.replace("qwen", "llama"))
+        api.push_artifact("DELETED", "ml", "qwen")
+        assert wait_for(lambda: review_of(s.post("/mutate", naming_artifact("qwen"))[1])["auditAnnotations"].get("rule") == "artifact-not-found")
+        assert s.metric("miw_artifact_cache_artifacts") == 2
+    finally:
+        s.stop()
+        api.stop()
+
+
 @test
 def a_hanging_node_list_does_not_hold_up_shutdown():
     api = FakeApiserver(os.path.join(CERTS, "tls.crt"), os.path.join(CERTS, "tls.key"), "test-token")
