@@ -20,6 +20,8 @@ TEST_CASE("a JSON document keeps every escape as Go's decoder reads it", "[manif
         {"whitespace before the document", " \n\t{\"a\":1}", R"({"a":1})"},
         {"numbers as kubectl sends them on", R"({"n":[100,1e2,100.0,1.5,-0,12345678901234567890,1e-7]})", R"({"n":[100,100,100,1.5,0,12345678901234567000,1e-7]})"},
         {"keys with escapes", R"({"a\"b":true,"c":null})", R"({"a\"b":true,"c":null})"},
+        {"a repeated key keeps its last value, as Go's decoder does", R"({"kind":"A","x":{"y":[1,{"z":2}]},"kind":"B","x":3,"n":{"k":1,"k":[{"k":0}]}})",
+         R"({"kind":"B","x":3,"n":{"k":[{"k":0}]}})"},
     };
     for (const auto& c : cases) {
         DYNAMIC_SECTION(c.name) {
@@ -54,6 +56,13 @@ TEST_CASE("JSON documents, then YAML for the rest, each with its line", "[manife
     CHECK(load.documents[2].line == 7);
     CHECK(load.documents[2].json == R"({"kind":"D"})");
     CHECK(load.documents[3].line == 9);
+    SECTION("a repeated items list: the last one's items and lines") {
+        const YamlLoad twice = read_manifest_text("{\"kind\":\"List\",\"items\":[{\"kind\":\"A\"}],\n\"items\":[\n{\"kind\":\"B\"},\n{\"kind\":\"C\"}]}");
+        REQUIRE(twice.ok());
+        REQUIRE(twice.documents.size() == 1);
+        CHECK(twice.documents[0].json == R"({"kind":"List","items":[{"kind":"B"},{"kind":"C"}]})");
+        CHECK(twice.documents[0].item_lines == std::vector<std::size_t>{3, 4});
+    }
 }
 
 TEST_CASE("what is not JSON is read as YAML, errors with their lines", "[manifest_text]") {

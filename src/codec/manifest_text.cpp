@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,16 +38,28 @@ private:
     std::size_t line_ = 1;
 };
 
+// A member an object repeats a key of, before its last: Go's decoder keeps
+// the last value of a key, so the earlier ones are left out of the copy.
+// Objects are counted in the order they open; members from 0 in each.
+struct EarlierDuplicate {
+    std::size_t object;
+    std::size_t member;
+    auto operator<=>(const EarlierDuplicate&) const = default;
+};
+
 // Copies one JSON document as compact JSON, each number as kubectl sends it
 // on (100, not 1e2 or 100.0), and notes where it and, for a List, each of
-// its items start.
+// its items start. A first copy also notes the members that repeat a key;
+// where there are any, a second copy is made that leaves them out.
 class DocumentCopy : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, DocumentCopy> {
 public:
-    DocumentCopy(const rapidjson::MemoryStream& stream, std::size_t base) : stream_(stream), base_(base), writer_(buffer_) {}
+    DocumentCopy(const rapidjson::MemoryStream& stream, std::size_t base, std::vector<EarlierDuplicate> left_out = {})
+        : stream_(stream), base_(base), writer_(buffer_), left_out_(std::move(left_out)) {}
 
-    bool Null() { return value(), writer_.Null(); }
-    bool Bool(bool b) { return value(), writer_.Bool(b); }
+    bool Null() { return scalar() || (value(), writer_.Null()); }
+    bool Bool(bool b) { return scalar() || (value(), writer_.Bool(b)); }
     bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+        if (scalar()) return true;
         value();
         Result<std::string> sent = json_number_as_kubectl_sends(std::string_view(text, length));
         if (!sent) {
@@ -57,11 +70,14 @@ public:
         return writer_.RawValue(sent->data(), sent->size(), rapidjson::kNumberType);
     }
     bool String(const char* text, rapidjson::SizeType length, bool) {
+        if (scalar()) return true;
         value();
         const std::string_view s = go_string(text, length);
         return writer_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
     }
     bool StartObject() {
+        objects_.push_back({opened_++, 0, {}});
+        if (skipping_ > 0) return ++skipping_, true;
         if (depth_ == 0) start_ = where();
         value();
         ++depth_;
@@ -69,14 +85,26 @@ public:
     }
     bool Key(const char* text, rapidjson::SizeType length, bool) {
         const std::string_view s = go_string(text, length);
+        Frame& f = objects_.back();
+        const std::size_t member = f.members++;
+        if (skipping_ > 0) return true;
+        if (left_out_.empty()) f.keys.emplace_back(s);  // the first copy: note the keys
+        if (std::binary_search(left_out_.begin(), left_out_.end(), EarlierDuplicate{f.ordinal, member})) {
+            skipping_ = 1;  // this member's value is left out, however deep
+            return true;
+        }
         if (depth_ == 1) items_key_ = s == "items";
         return writer_.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
     }
     bool EndObject(rapidjson::SizeType) {
+        note_duplicates(objects_.back());
+        objects_.pop_back();
+        if (skipping_ > 0) return end_skipped();
         --depth_;
         return writer_.EndObject();
     }
     bool StartArray() {
+        if (skipping_ > 0) return ++skipping_, true;
         const bool items = depth_ == 1 && items_key_;
         value();
         ++depth_;
@@ -84,9 +112,17 @@ public:
         return writer_.StartArray();
     }
     bool EndArray(rapidjson::SizeType) {
+        if (skipping_ > 0) return end_skipped();
         --depth_;
         if (depth_ == 1) in_items_ = false;
         return writer_.EndArray();
+    }
+
+    // The members the first copy found repeating a key (sorted): where any,
+    // the document is copied again without them.
+    std::vector<EarlierDuplicate> earlier_duplicates() {
+        std::sort(duplicates_.begin(), duplicates_.end());
+        return duplicates_;
     }
 
     std::string json() const { return std::string(buffer_.GetString(), buffer_.GetSize()); }
@@ -120,6 +156,32 @@ private:
         return repaired_;
     }
 
+    struct Frame {
+        std::size_t ordinal;
+        std::size_t members;
+        std::vector<std::string> keys;  // the first copy's
+    };
+    // A scalar inside a left-out value: nothing is written; one that is the
+    // whole left-out value ends it.
+    bool scalar() {
+        if (skipping_ == 0) return false;
+        if (skipping_ == 1) skipping_ = 0;
+        return true;
+    }
+    bool end_skipped() {
+        if (--skipping_ == 1) skipping_ = 0;  // the left-out container closed
+        return true;
+    }
+    void note_duplicates(const Frame& f) {
+        if (f.keys.size() < 2) return;
+        std::vector<std::size_t> order(f.keys.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return f.keys[a] < f.keys[b]; });
+        for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+            if (f.keys[order[i]] == f.keys[order[i + 1]]) duplicates_.push_back({f.ordinal, order[i]});
+        }
+    }
+
     // The offset in the whole text of the token just read.
     std::size_t where() const { return base_ + (stream_.Tell() > 0 ? stream_.Tell() - 1 : 0); }
     // Every value: an item of the List's items starts here, and a member's
@@ -142,6 +204,11 @@ private:
     std::string error_;
     std::size_t error_at_ = 0;
     std::string repaired_;  // go_string's copy, when it changed one
+    std::vector<EarlierDuplicate> left_out_;  // sorted: the second copy's
+    std::vector<EarlierDuplicate> duplicates_;  // found by the first
+    std::vector<Frame> objects_;  // the objects open, innermost last
+    std::size_t opened_ = 0;  // objects opened so far
+    int skipping_ = 0;  // inside a left-out value: 1 + the containers open in it
 };
 
 std::size_t skip_space(std::string_view text, std::size_t at) {
@@ -161,19 +228,26 @@ YamlLoad read_manifest_text(std::string_view text) {
     // JSON documents while the text goes on with '{'.
     while (at < text.size() && text[at] == '{') {
         rapidjson::MemoryStream stream(text.data() + at, text.size() - at);
-        DocumentCopy copy(stream, at);
+        std::optional<DocumentCopy> copy(std::in_place, stream, at);
         rapidjson::Reader reader;
-        if (reader.Parse<kJsonFlags>(stream, copy).IsError()) {
-            if (copy.error().empty()) break;  // not JSON from here: the rest is YAML
+        if (reader.Parse<kJsonFlags>(stream, *copy).IsError()) {
+            if (copy->error().empty()) break;  // not JSON from here: the rest is YAML
             out.documents.clear();  // an error, no documents: as load_yaml answers
-            out.error = copy.error();
-            out.error_line = lines.line_of(copy.error_at());
+            out.error = copy->error();
+            out.error_line = lines.line_of(copy->error_at());
             return out;
         }
+        if (std::vector<EarlierDuplicate> duplicates = copy->earlier_duplicates(); !duplicates.empty()) {
+            // The same text read again, the same way, leaving those members out.
+            rapidjson::MemoryStream again(text.data() + at, text.size() - at);
+            copy.emplace(again, at, std::move(duplicates));
+            rapidjson::Reader second;
+            second.Parse<kJsonFlags>(again, *copy);  // it read as JSON once: it does again, to the same end
+        }
         YamlDocument doc;
-        doc.line = lines.line_of(copy.start());
-        doc.json = copy.json();
-        for (std::size_t item : copy.item_starts()) doc.item_lines.push_back(lines.line_of(item));
+        doc.line = lines.line_of(copy->start());
+        doc.json = copy->json();
+        for (std::size_t item : copy->item_starts()) doc.item_lines.push_back(lines.line_of(item));
         out.documents.push_back(std::move(doc));
         at = skip_space(text, at + stream.Tell());
     }
