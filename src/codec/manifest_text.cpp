@@ -78,8 +78,8 @@ public:
     bool StartObject() {
         objects_.push_back({opened_++, 0, {}});
         if (skipping_ > 0) return ++skipping_, true;
-        if (depth_ == 0) start_ = where();
-        value();
+        if (depth_ == 0) start_ = where(true);
+        value(true);
         ++depth_;
         return writer_.StartObject();
     }
@@ -106,7 +106,7 @@ public:
     bool StartArray() {
         if (skipping_ > 0) return ++skipping_, true;
         const bool items = depth_ == 1 && items_key_;
-        value();
+        value(true);
         ++depth_;
         if (items) in_items_ = true;
         return writer_.StartArray();
@@ -182,13 +182,19 @@ private:
         }
     }
 
-    // The offset in the whole text of the token just read.
-    std::size_t where() const { return base_ + (stream_.Tell() > 0 ? stream_.Tell() - 1 : 0); }
+    // The offset in the whole text of the token at hand: RapidJSON's
+    // iterative parser calls StartObject and StartArray before it takes the
+    // bracket, and the others after their token, so the stream stands on the
+    // one and just past the other.
+    std::size_t where(bool container = false) const {
+        const std::size_t at = stream_.Tell();
+        return base_ + (container || at == 0 ? at : at - 1);
+    }
     // Every value: an item of the List's items starts here, and a member's
     // value of the document's own object is past its key (StartArray reads
     // whether that key was "items" before this).
-    void value() {
-        if (in_items_ && depth_ == 2) item_starts_.push_back(where());
+    void value(bool container = false) {
+        if (in_items_ && depth_ == 2) item_starts_.push_back(where(container));
         if (depth_ == 1) items_key_ = false;
     }
 
