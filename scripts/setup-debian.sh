@@ -10,6 +10,7 @@ packages=(
   catch2                    # unit tests
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests
   curl                      # the README's example request
+  docker-registry           # a real OCI registry (distribution 2.8) for the registry-check tests
   clang-14 libclang-rt-14-dev   # fuzzing (libFuzzer)
 )
 sudo=""

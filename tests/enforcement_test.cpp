@@ -154,6 +154,19 @@ public:
     std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 };
 
+// r.example/gone has none of the digests, r.example/forged answers with other content.
+class Registry : public RegistrySource {
+public:
+    RegistryLookup lookup(std::string_view reference) const override {
+        RegistryLookup answer;
+        answer.status = reference.rfind("r.example/gone@", 0) == 0     ? RegistryLookupStatus::not_found
+                        : reference.rfind("r.example/forged@", 0) == 0 ? RegistryLookupStatus::digest_mismatch
+                                                                         : RegistryLookupStatus::found;
+        answer.detail = "the test's registry";
+        return answer;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("every policy denial in every mode, through review()", "[enforcement]") {
@@ -166,6 +179,7 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         const char* kube = "v1.35.0";
         std::vector<std::string> status_writers = {};
         bool no_artifacts = false;  // no ModelArtifact source at all
+        RegistryCheck registry = RegistryCheck::off;
     };
     const auto naming = [&](const std::string& artifact, const std::string& image_annotation = "") {
         return R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-artifact":")" + artifact + "\"" +
@@ -193,6 +207,11 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         {"artifact-not-image", Endpoint::mutate, pod(naming("hub"), plain_pod)},
         {"artifact-image-conflict", Endpoint::mutate, pod(naming("qwen", "r.example/other@" + kDigest), plain_pod)},
         {"artifact-unavailable", Endpoint::mutate, pod(naming("qwen"), plain_pod), "v1.35.0", {}, true},
+        {"registry-manifest-unknown", Endpoint::validate, artifact("CREATE", image("r.example/gone@" + kDigest)), "v1.35.0", {}, false, RegistryCheck::deny},
+        {"registry-digest-mismatch", Endpoint::mutate,
+         pod(R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":"r.example/forged@)" + kDigest + R"("}})",
+             plain_pod),
+         "v1.35.0", {}, false, RegistryCheck::deny},
         {"node-floor", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-old"})")},
         {"node-not-found", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-gone"})")},
         {"node-unavailable", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-away"})")},
@@ -205,6 +224,7 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         }
     }
     const Nodes nodes;
+    const Registry registry;
     StaticArtifactSource artifacts("the test's ModelArtifacts");
     artifacts.add("ml", "qwen", {"image", pinned});  // the Pods' namespace
     artifacts.add("ml", "hub", {"huggingFace", ""});
@@ -213,8 +233,10 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
             PolicyConfig policy;
             policy.apiserver = ApiserverVersion::from_text(c.kube);
             policy.status_writers = c.status_writers;
+            policy.registry_check = c.registry;
             ReviewContext context{c.endpoint, policy, &nodes};
             if (!c.no_artifacts) context.artifacts = &artifacts;
+            context.registry = &registry;
             std::string body = c.body;
             const ReviewResult denied = review(body, context);
             REQUIRE(denied.outcome == ReviewOutcome::denied);

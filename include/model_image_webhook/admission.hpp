@@ -5,6 +5,7 @@
 
 #include "model_image_webhook/kube_version.hpp"
 #include "model_image_webhook/pod_spec.hpp"
+#include "model_image_webhook/registry_source.hpp"
 
 #include <optional>
 #include <string>
@@ -140,6 +141,8 @@ struct PolicyConfig {
     std::vector<RuntimeFloor> runtime_floors{{"containerd", kContainerdFloor}};
     // --prefer-nodes-with-image: the placement rule (design.md 1.5).
     bool prefer_nodes_with_image = true;
+    // --registry-check: whether pinned digests are looked up in their registry (design.md 1.6).
+    RegistryCheck registry_check = RegistryCheck::off;
 
     // Sets a runtime's floor, replacing any it had.
     void set_runtime_floor(RuntimeFloor floor);

@@ -13,6 +13,7 @@ namespace miw {
 // that sends more than it should must not block the cluster.
 // nodes may be null: the node check then finds no Node.
 // artifacts may be null: a workload's gpustack.ai/model-artifact then cannot be resolved.
-Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts = nullptr);
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts = nullptr,
+                const RegistrySource* registry = nullptr);
 
 }  // namespace miw

@@ -49,6 +49,7 @@ struct ReviewContext {
     PolicyConfig policy;
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
     const ArtifactSource* artifacts = nullptr;  // for gpustack.ai/model-artifact; null: none is known
+    const RegistrySource* registry = nullptr;  // for --registry-check; null: no digest is looked up
     JsonReader json_reader = JsonReader::compact_first;
     Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
     ReviewMemory* memory = nullptr;  // null: no budget (the offline commands)

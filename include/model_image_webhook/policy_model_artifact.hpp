@@ -22,7 +22,7 @@ inline constexpr Rule kApiserverFloor{"apiserver-floor", "spec.source.image, or 
                                       "an image delivery while the apiserver is older than 1.35, or its version is unknown or unreadable"};
 
 // req.model_artifact must be set.
-Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config);
+Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry = nullptr);
 
 // req.model_artifact_status must be set. The spec rules do not run on a
 // status write: the status is judged alone.

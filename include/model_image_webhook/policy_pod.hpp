@@ -21,6 +21,6 @@ inline constexpr Rule kTwoWeightSources{"two-weight-sources", "volumeMounts", "4
 // which may be null) that hold its image.
 // artifacts resolves gpustack.ai/model-artifact (artifact_reference.hpp); may be null.
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config, const NodeSource* nodes = nullptr,
-                               const ArtifactSource* artifacts = nullptr);
+                               const ArtifactSource* artifacts = nullptr, const RegistrySource* registry = nullptr);
 
 }  // namespace miw

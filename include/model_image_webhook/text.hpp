@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,8 @@ std::string base64_encode(std::string_view bytes);
 // The same written to out, which has room for base64_length(bytes.size()) characters.
 std::size_t base64_length(std::size_t bytes);
 void base64_encode_into(std::string_view bytes, char* out);
+// Standard base64, padding optional; nullopt for any other character.
+std::optional<std::string> base64_decode(std::string_view text);
 
 // True when every byte of text is printable ASCII, 0x20 to 0x7F: no UTF-8
 // sequence that could be invalid, and no control character.

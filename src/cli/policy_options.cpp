@@ -1,5 +1,7 @@
 #include "policy_options.hpp"
 
+#include "registry_options.hpp"
+
 namespace miw::cli {
 
 void add_policy_options(cxxopts::Options& options, const std::string& default_kube_version) {
@@ -18,6 +20,7 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
         ("enforcement", "what a policy denial becomes: deny; warn (allowed, the reason sent as warnings); audit (allowed, recorded only in "
                         "audit annotations and metrics)",
          cxxopts::value<std::string>()->default_value("deny"));
+    add_registry_options(options);
 }
 
 Result<Enforcement> enforcement_from_options(const cxxopts::ParseResult& parsed) {
@@ -54,6 +57,9 @@ Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, con
         }
     }
     config.prefer_nodes_with_image = parsed["prefer-nodes-with-image"].as<bool>();
+    const auto registry_check = registry_check_from_options(parsed);
+    if (!registry_check) return fail(registry_check.error());
+    config.registry_check = *registry_check;
     return config;
 }
 

@@ -4,6 +4,7 @@
 #include "input.hpp"
 #include "node_file.hpp"
 #include "policy_options.hpp"
+#include "registry_options.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
 
@@ -61,6 +62,9 @@ int run_review(int argc, char** argv) {
         if (const Status loaded = load_artifact_file(path, artifacts); !loaded) return usage_error(loaded.error());
     }
 
+    const auto registry = offline_registry_lookups(parsed);
+    if (!registry) return usage_error(registry.error());
+
     Result<std::string> input = read_input(inputs.empty() ? "-" : inputs.front());
     if (!input) return usage_error(input.error());
     std::string& body = *input;
@@ -68,6 +72,7 @@ int run_review(int argc, char** argv) {
     ReviewContext context{*endpoint, *policy, &nodes};
     context.artifacts = &artifacts;
     context.enforcement = *enforcement;
+    if (*registry) context.registry = &(*registry)->source();
     const ReviewResult result = review(body, context);
     if (result.outcome == ReviewOutcome::unreadable) {
         std::cerr << "model-image-webhook review: " << result.error << "\n";

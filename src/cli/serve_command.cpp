@@ -2,6 +2,7 @@
 // turns flags into a ServeConfig; server::Server runs it.
 #include "commands.hpp"
 #include "policy_options.hpp"
+#include "registry_options.hpp"
 
 #include "../server/kube_api_config.hpp"
 #include "../server/router.hpp"
@@ -89,6 +90,11 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
     const auto enforcement = enforcement_from_options(parsed);
     if (!enforcement) return fail(enforcement.error());
     config.enforcement = *enforcement;
+    if (config.policy.registry_check != RegistryCheck::off) {
+        auto registry = registry_settings_from_options(parsed);
+        if (!registry) return fail(registry.error());
+        config.registry = std::move(*registry);
+    }
 
     if (const std::string url = parsed["kube-api-url"].as<std::string>(); !url.empty()) {
         auto parsed_url = server::parse_api_url(url);

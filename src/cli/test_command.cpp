@@ -4,6 +4,7 @@
 #include "input.hpp"
 #include "node_file.hpp"
 #include "policy_options.hpp"
+#include "registry_options.hpp"
 #include "shipped_webhooks.hpp"
 #include "test_report.hpp"
 
@@ -176,9 +177,10 @@ std::string_view resource_of(Endpoint endpoint, const GroupVersionKind& kind) {
 
 class Evaluator {
 public:
-    Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const ArtifactSource& artifacts, const std::vector<WebhookEntry>& webhooks,
-              const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
-        : policy_(policy), enforcement_(enforcement), nodes_(nodes), artifacts_(artifacts), webhooks_(webhooks), namespace_labels_(namespace_labels) {}
+    Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const ArtifactSource& artifacts, const RegistrySource* registry,
+              const std::vector<WebhookEntry>& webhooks, const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
+        : policy_(policy), enforcement_(enforcement), nodes_(nodes), artifacts_(artifacts), registry_(registry), webhooks_(webhooks),
+          namespace_labels_(namespace_labels) {}
 
     // Runs one object through the endpoints the webhook configurations would
     // send it to; a failure when the object cannot be read.
@@ -231,6 +233,7 @@ public:
             std::string body = admission_review(object, ++count_);
             ReviewContext context{endpoint, policy_, &nodes_};
             context.artifacts = &artifacts_;
+            context.registry = registry_;
             context.enforcement = mode;
             const ReviewResult result = review(body, context);
             // The findings of a softened denial are reported as the finding
@@ -282,6 +285,7 @@ private:
     Enforcement enforcement_;  // of /validate and /mutate; the /warn/ and /audit/ webhooks force theirs
     const NodeSource& nodes_;
     const ArtifactSource& artifacts_;
+    const RegistrySource* registry_;  // null: --registry-check off
     const std::vector<WebhookEntry>& webhooks_;
     const std::map<std::string, std::map<std::string, std::string>>& namespace_labels_;
     std::size_t count_ = 0;
@@ -368,7 +372,9 @@ int run_test(int argc, char** argv) {
     for (const auto& loaded : objects) {
         if (loaded.object.group.empty() && loaded.object.kind == "Namespace") namespace_labels[loaded.object.name] = loaded.object.labels;
     }
-    Evaluator evaluator(policy, *enforcement, nodes, artifacts, webhooks, namespace_labels);
+    const auto registry = offline_registry_lookups(parsed);
+    if (!registry) return usage_error(registry.error());
+    Evaluator evaluator(policy, *enforcement, nodes, artifacts, *registry ? &(*registry)->source() : nullptr, webhooks, namespace_labels);
     for (auto& loaded : objects) {
         ObjectResult r;
         r.file = loaded.file;

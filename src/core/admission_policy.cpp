@@ -6,10 +6,10 @@
 
 namespace miw {
 
-Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts) {
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts, const RegistrySource* registry) {
     switch (req.rules) {
         case RuleSet::model_artifact:
-            if (req.model_artifact) return judge_model_artifact(req, config);
+            if (req.model_artifact) return judge_model_artifact(req, config, registry);
             break;
         case RuleSet::model_artifact_status:
             if (req.model_artifact_status) return judge_model_artifact_status(req, config);
@@ -18,7 +18,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
             break;
         case RuleSet::delivery:
-            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts);
+            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts, registry);
             break;
         case RuleSet::none:
             break;

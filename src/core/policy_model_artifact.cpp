@@ -1,6 +1,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 
 #include "model_image_webhook/pinned_reference.hpp"
+#include "model_image_webhook/registry_check.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
@@ -136,7 +137,7 @@ std::string apiserver_floor_problem(const ApiserverVersion& apiserver) {
            kAlternatives;
 }
 
-Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config) {
+Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry) {
     const ModelArtifactView& view = *req.model_artifact;
     // A CREATE or an UPDATE, routed here by applies().
     switch (req.operation) {
@@ -176,6 +177,12 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
         errors.push_back(field_forbidden("spec.source.image", floor, kApiserverFloor));
     }
     if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
+    // Looked up last: a reference the rules above refuse is never asked for.
+    RegistryVerdict registry_verdict = check_in_registry(kReferenceField, view.reference_value, config.registry_check, registry);
+    if (registry_verdict.refusal) {
+        return invalid(req.kind.group, req.kind.kind, req.name, {field_invalid(kReferenceField, view.reference_value, *registry_verdict.refusal, *registry_verdict.rule)});
+    }
+    for (std::string& w : registry_verdict.warnings) warnings.push_back(std::move(w));
     return allow(std::move(warnings));
 }
 

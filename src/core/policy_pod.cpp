@@ -8,6 +8,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 #include "model_image_webhook/policy_node.hpp"
 #include "model_image_webhook/policy_placement.hpp"
+#include "model_image_webhook/registry_check.hpp"
 #include "model_image_webhook/template_opt_in.hpp"
 #include "model_image_webhook/text.hpp"
 #include "model_image_webhook/warning.hpp"
@@ -363,7 +364,7 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 }  // namespace
 
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& named, const PolicyConfig& config, const NodeSource* nodes,
-                               const ArtifactSource* artifacts) {
+                               const ArtifactSource* artifacts, const RegistrySource* registry) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
     if (named.opt_in_label != kOptInValue) return allow();
     // A workload that names a ModelArtifact is rendered as if it named the
@@ -390,6 +391,11 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
 
     std::vector<std::string> warnings;
     for (auto& warning : check.warnings) warnings.push_back(warning.prefix(annotation_field(kModelImageAnnotation) + ": ").text());
+    // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
+    const std::string field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
+    RegistryVerdict registry_verdict = check_in_registry(field, w.model_image, config.registry_check, registry);
+    if (registry_verdict.refusal) return forbidden(field + ": " + quote_value(w.model_image) + ": " + *registry_verdict.refusal, *registry_verdict.rule);
+    for (std::string& warning : registry_verdict.warnings) warnings.push_back(std::move(warning));
     const std::vector<std::string_view> names = selected_container_names(w);
     const std::vector<std::string_view> sorted_names = sorted_unique(names);
     JsonPatch patch;

@@ -5,6 +5,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 #include "model_image_webhook/policy_node.hpp"
 #include "model_image_webhook/policy_pod.hpp"
+#include "model_image_webhook/registry_check.hpp"
 
 namespace miw {
 
@@ -12,7 +13,7 @@ namespace {
 
 constexpr const Rule* kRegistry[] = {
     &kSourceExactlyOne, &kPatternsForbidden, &kReferenceRequired, &kReferenceTooLong, &kReferencePattern, &kReferenceInvalid,
-    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kNodeFloor,
+    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kRegistryManifestUnknown, &kRegistryDigestMismatch, &kNodeFloor,
     &kNodeNotFound,     &kNodeUnavailable,   &kMalformedRequest,  &kInternalError,
 };
 

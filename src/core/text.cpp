@@ -319,4 +319,29 @@ std::string join(const std::string_view* items, std::size_t count, std::string_v
     return out;
 }
 
+std::optional<std::string> base64_decode(std::string_view text) {
+    while (!text.empty() && text.back() == '=') text.remove_suffix(1);
+    if (text.size() % 4 == 1) return std::nullopt;
+    std::string out;
+    out.reserve(text.size() * 3 / 4);
+    std::uint32_t bits = 0;
+    int held = 0;
+    for (const char c : text) {
+        int v;
+        if (c >= 'A' && c <= 'Z') v = c - 'A';
+        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9') v = c - '0' + 52;
+        else if (c == '+') v = 62;
+        else if (c == '/') v = 63;
+        else return std::nullopt;
+        bits = (bits << 6) | static_cast<std::uint32_t>(v);
+        held += 6;
+        if (held >= 8) {
+            held -= 8;
+            out.push_back(static_cast<char>((bits >> held) & 0xFF));
+        }
+    }
+    return out;
+}
+
 }  // namespace miw

@@ -1,5 +1,7 @@
 #include "kube_client.hpp"
 
+#include "client_tls.hpp"
+
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/api_answers.hpp"
 #include "model_image_webhook/text.hpp"
@@ -43,52 +45,6 @@ std::string read_small_file(const std::string& path) {
 }
 
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
-
-// A response body that refuses to grow past its limit while it is read.
-// Beast's own body_limit is not enough: Boost 1.74 drops that error when the
-// header and the start of the body arrive in one read, and a chunked answer
-// has no length to check up front.
-struct CappedBody {
-    struct value_type {
-        std::string text;
-        std::size_t limit = 0;
-    };
-
-    class reader {
-    public:
-        template <bool IsRequest, class Fields>
-        reader(http::header<IsRequest, Fields>&, value_type& body) : body_(body) {}
-
-        void init(const boost::optional<std::uint64_t>& length, beast::error_code& ec) {
-            if (length && *length > body_.limit) {
-                ec = http::error::body_limit;
-                return;
-            }
-            if (length) body_.text.reserve(static_cast<std::size_t>(*length));
-            ec = {};
-        }
-
-        template <class ConstBuffers>
-        std::size_t put(const ConstBuffers& buffers, beast::error_code& ec) {
-            const std::size_t n = net::buffer_size(buffers);
-            if (n > body_.limit - body_.text.size()) {
-                ec = http::error::body_limit;
-                return 0;
-            }
-            for (auto it = net::buffer_sequence_begin(buffers); it != net::buffer_sequence_end(buffers); ++it) {
-                const net::const_buffer piece = *it;
-                body_.text.append(static_cast<const char*>(piece.data()), piece.size());
-            }
-            ec = {};
-            return n;
-        }
-
-        void finish(beast::error_code& ec) { ec = {}; }
-
-    private:
-        value_type& body_;
-    };
-};
 
 // A streamed response body (a watch): each newline-ended line is handed to
 // the callback as it arrives, one line held at a time and none past its cap.
@@ -174,18 +130,6 @@ std::optional<std::string> configure_verification(ssl::context& tls, const KubeA
     if (ec) return "cannot load the API CA " + (config.ca_file.empty() ? std::string("(system roots)") : config.ca_file) + ": " + ec.message();
     SSL_CTX_set_min_proto_version(tls.native_handle(), TLS1_2_VERSION);
     return std::nullopt;
-}
-
-// The name the certificate must carry, checked as Go's crypto/tls does: an IP
-// address against the IP SANs, a name against the DNS SANs (one whole-label
-// wildcard at most), never the subject's common name.
-bool expect_peer_name(SSL* ssl, const std::string& host) {
-    boost::system::error_code ec;
-    net::ip::make_address(host, ec);
-    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
-    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NEVER_CHECK_SUBJECT | X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
-    if (!ec) return X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1;
-    return SSL_set_tlsext_host_name(ssl, host.c_str()) == 1 && X509_VERIFY_PARAM_set1_host(param, host.c_str(), host.size()) == 1;
 }
 
 // One GET, driven on a private io_context until it completes, the deadline

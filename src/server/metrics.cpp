@@ -82,6 +82,56 @@ std::size_t index_of(const std::string_view (&labels)[N], std::string_view value
 
 }  // namespace
 
+namespace {
+
+template <std::size_t N>
+void count_in_bucket(std::array<std::atomic<std::uint64_t>, N>& buckets, const std::array<double, N>& bounds, double seconds) {
+    for (std::size_t i = 0; i < N; ++i) {
+        if (seconds <= bounds[i]) {
+            buckets[i].fetch_add(1, std::memory_order_relaxed);
+            break;
+        }
+    }
+}
+
+// A histogram's exposition; labels: "" or `name="value"`.
+template <std::size_t N>
+void render_histogram(std::string& out, const std::string& name, const std::string& labels, const std::array<std::atomic<std::uint64_t>, N>& buckets,
+                      const std::array<double, N>& bounds, std::uint64_t count, std::uint64_t sum_ns) {
+    const std::string before = labels.empty() ? "{" : "{" + labels + ",";
+    const std::string own = labels.empty() ? "" : "{" + labels + "}";
+    std::uint64_t at_or_below = 0;  // Prometheus's buckets are cumulative
+    for (std::size_t i = 0; i < N; ++i) {
+        at_or_below += buckets[i].load(std::memory_order_relaxed);
+        out += name + "_bucket" + before + "le=\"" + number(bounds[i]) + "\"} " + std::to_string(at_or_below) + "\n";
+    }
+    // An observation counted in its bucket and not yet in the count, as this
+    // is read, still shows in +Inf and the count: no bucket is above them.
+    count = std::max(count, at_or_below);
+    out += name + "_bucket" + before + "le=\"+Inf\"} " + std::to_string(count) + "\n";
+    out += name + "_sum" + own + " " + number(static_cast<double>(sum_ns) / 1e9) + "\n";
+    out += name + "_count" + own + " " + std::to_string(count) + "\n";
+}
+
+std::size_t registry_result_index(const RegistryLookup& lookup) {
+    switch (lookup.status) {
+        case RegistryLookupStatus::found: return 0;
+        case RegistryLookupStatus::not_found: return 1;
+        case RegistryLookupStatus::digest_mismatch: return 2;
+        case RegistryLookupStatus::unavailable: break;
+    }
+    return 3 + static_cast<std::size_t>(lookup.failure);
+}
+
+std::string_view registry_result_label(std::size_t index) {
+    if (index == 0) return "found";
+    if (index == 1) return "not-found";
+    if (index == 2) return "digest-mismatch";
+    return to_string(static_cast<RegistryFailure>(index - 3));
+}
+
+}  // namespace
+
 void Metrics::observe_review(std::string_view endpoint, std::string_view kind, std::string_view operation, std::string_view verdict, double seconds) {
     const std::size_t e = index_of(kEndpointLabels, endpoint, 0);
     const std::size_t k = kind.empty() ? 10 : index_of(kKindLabels, kind, 9);
@@ -92,14 +142,21 @@ void Metrics::observe_review(std::string_view endpoint, std::string_view kind, s
     // One bucket counted, the first the latency fits; the exposition adds
     // them up. (Counting every bucket it fits, as the exposition shows them,
     // took twelve atomic additions a review, most reviews being under 0.1 ms.)
-    for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-        if (seconds <= kBuckets[i]) {
-            h.buckets[i].fetch_add(1, std::memory_order_relaxed);
-            break;
-        }
-    }
+    count_in_bucket(h.buckets, kBuckets, seconds);
     h.count.fetch_add(1, std::memory_order_relaxed);
     h.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+}
+
+void Metrics::registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds) {
+    const std::size_t r = registry_result_index(lookup);
+    if (r < kRegistryResults) registry_lookups_[r].fetch_add(1, std::memory_order_relaxed);
+    if (from_cache) {
+        registry_cache_hits_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    count_in_bucket(registry_latency_.buckets, kRegistryBuckets, seconds);
+    registry_latency_.count.fetch_add(1, std::memory_order_relaxed);
+    registry_latency_.sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), std::memory_order_relaxed);
 }
 
 void Metrics::observe_findings(std::string_view rules, std::string_view verdict) {
@@ -169,19 +226,8 @@ std::string Metrics::render() const {
         const Histogram& h = latency_[e];
         std::uint64_t count = h.count.load(std::memory_order_relaxed);
         if (count == 0) continue;
-        const std::string endpoint = label(kEndpointLabels[e]);
-        std::uint64_t at_or_below = 0;  // Prometheus's buckets are cumulative
-        for (std::size_t i = 0; i < kBuckets.size(); ++i) {
-            at_or_below += h.buckets[i].load(std::memory_order_relaxed);
-            out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"" + number(kBuckets[i]) + "\"} " +
-                   std::to_string(at_or_below) + "\n";
-        }
-        // A review counted in its bucket and not yet in the count, as this is
-        // read, still shows in +Inf and the count: no bucket is above them.
-        count = std::max(count, at_or_below);
-        out += "miw_admission_request_duration_seconds_bucket{endpoint=" + endpoint + ",le=\"+Inf\"} " + std::to_string(count) + "\n";
-        out += "miw_admission_request_duration_seconds_sum{endpoint=" + endpoint + "} " + number(static_cast<double>(h.sum_ns.load()) / 1e9) + "\n";
-        out += "miw_admission_request_duration_seconds_count{endpoint=" + endpoint + "} " + std::to_string(count) + "\n";
+        render_histogram(out, "miw_admission_request_duration_seconds", "endpoint=" + label(kEndpointLabels[e]), h.buckets, kBuckets, count,
+                         h.sum_ns.load(std::memory_order_relaxed));
     }
     header(out, "miw_http_responses_total", "counter", "HTTP answers other than admission reviews, by status code.");
     for (const auto& [status, count] : http_) out += "miw_http_responses_total{code=\"" + std::to_string(status) + "\"} " + std::to_string(count) + "\n";
@@ -199,6 +245,17 @@ std::string Metrics::render() const {
     if (!apiserver_version_.empty()) out += "miw_apiserver_version_info{version=" + label(apiserver_version_) + "} 1\n";
     header(out, "miw_node_lookups_total", "counter", "Node lookups for the pinned-node check, by result.");
     for (const auto& [result, count] : node_lookups_) out += "miw_node_lookups_total{result=" + label(result) + "} " + std::to_string(count) + "\n";
+    header(out, "miw_registry_lookups_total", "counter",
+           "Answers of --registry-check given to reviews, by result: found, not-found, digest-mismatch, or why no look could be had.");
+    for (std::size_t r = 0; r < kRegistryResults; ++r) {
+        const std::uint64_t n = registry_lookups_[r].load(std::memory_order_relaxed);
+        if (n != 0) out += "miw_registry_lookups_total{result=" + label(registry_result_label(r)) + "} " + std::to_string(n) + "\n";
+    }
+    single(out, "miw_registry_cache_hits_total", "counter", "Registry answers the cache gave without a look.",
+           static_cast<long long>(registry_cache_hits_.load()));
+    header(out, "miw_registry_lookup_duration_seconds", "histogram", "Time a review waited for a registry look (its own, or one under way for the same digest).");
+    render_histogram(out, "miw_registry_lookup_duration_seconds", "", registry_latency_.buckets, kRegistryBuckets, registry_latency_.count.load(),
+                     registry_latency_.sum_ns.load());
     single(out, "miw_node_cache_nodes", "gauge", "Nodes the watch holds for placement and the node check.", static_cast<long long>(node_cache_nodes_.load()));
     single(out, "miw_node_cache_last_sync_timestamp_seconds", "gauge", "When the Node cache last heard from the API (a list or a watch event), as a Unix time; 0 before the first list.",
            static_cast<long long>(node_cache_sync_.load()));

@@ -4,6 +4,8 @@
 // lookups, the apiserver version) sit behind one mutex.
 #pragma once
 
+#include "model_image_webhook/registry_source.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -38,6 +40,9 @@ public:
     void certificate_reload_failed() { reload_errors_.fetch_add(1, std::memory_order_relaxed); }
     void set_apiserver_version(std::string version);
     void node_lookup(std::string_view result);
+    // One answer of --registry-check given to a review: its result, whether
+    // the cache had it, and (not from the cache) how long the review waited.
+    void registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds);
     // The Node watch: Nodes held and when the cache last heard from the API
     // (a list or an event), relists after the first list, and failures.
     void node_cache_synced(std::size_t nodes, std::int64_t unix_time) {
@@ -71,6 +76,12 @@ private:
     std::array<std::atomic<std::uint64_t>, kEndpoints * kKinds * kOperations * kVerdicts> reviews_{};
     std::array<Histogram, kEndpoints> latency_{};
     std::array<std::atomic<std::uint64_t>, kRules * kFindingVerdicts> findings_{};
+    // found, not-found, digest-mismatch, then one per RegistryFailure.
+    static constexpr std::size_t kRegistryResults = 3 + 11;
+    static constexpr std::array<double, 12> kRegistryBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
+    std::array<std::atomic<std::uint64_t>, kRegistryResults> registry_lookups_{};
+    std::atomic<std::uint64_t> registry_cache_hits_{0};
+    Histogram registry_latency_{};
 
     mutable std::mutex mutex_;  // for the rarely written maps below
     std::map<int, std::uint64_t> http_;

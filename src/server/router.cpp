@@ -34,6 +34,39 @@ private:
     Metrics& metrics_;
 };
 
+// The registry source of one request: the cache, and past it (RegistryReach::look)
+// a look bounded by the request's deadline; each answer counted.
+class RequestRegistry : public RegistrySource {
+public:
+    RequestRegistry(const RegistryCache& cache, std::chrono::steady_clock::time_point deadline, RegistryReach reach, Metrics& metrics)
+        : cache_(cache), deadline_(deadline), reach_(reach), metrics_(metrics) {}
+
+    RegistryLookup lookup(std::string_view reference) const override {
+        if (reach_ == RegistryReach::cache_only) {
+            if (std::optional<RegistryLookup> known = cache_.cached(reference)) {
+                metrics_.registry_lookup(*known, true, 0);
+                return std::move(*known);
+            }
+            missed_ = true;  // the answer given is thrown away: the request is routed again
+            return {};
+        }
+        const auto start = std::chrono::steady_clock::now();
+        RegistryAnswer answer = cache_.lookup_until(reference, deadline_);
+        metrics_.registry_lookup(answer.lookup, answer.origin == RegistryAnswerOrigin::cache,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        return std::move(answer.lookup);
+    }
+
+    bool missed() const { return missed_; }
+
+private:
+    const RegistryCache& cache_;
+    std::chrono::steady_clock::time_point deadline_;
+    RegistryReach reach_;
+    Metrics& metrics_;
+    mutable bool missed_ = false;
+};
+
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
 
 
@@ -72,7 +105,8 @@ HttpAnswer plain(int status, std::string body, std::string allow = {}) {
     return a;
 }
 
-HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received) {
+HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received,
+                 RegistryReach reach) {
     const auto policy = state.policy.get();
     const Endpoint endpoint = at.endpoint;
     ReviewContext context{endpoint, *policy, nullptr};
@@ -81,14 +115,27 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     context.artifacts = state.artifacts;
     context.body_bytes_held = body.size();  // as the session counted it, from the Content-Length
     // Leave a tenth of the apiserver's timeout for the answer to travel back.
+    const auto timeout = request_timeout(target);
     auto budget = state.node_lookup_timeout;
-    if (const auto timeout = request_timeout(target)) budget = std::min(budget, *timeout * 9 / 10);
+    if (timeout) budget = std::min(budget, *timeout * 9 / 10);
     std::optional<RequestNodes> nodes;
     if (state.nodes != nullptr) {
         nodes.emplace(*state.nodes, received + budget, state.metrics);
         context.nodes = &*nodes;
     }
+    std::optional<RequestRegistry> registry;
+    if (state.registry != nullptr && policy->registry_check != RegistryCheck::off) {
+        auto registry_budget = state.registry_timeout;
+        if (timeout) registry_budget = std::min(registry_budget, *timeout * 9 / 10);
+        registry.emplace(*state.registry, received + registry_budget, reach, state.metrics);
+        context.registry = &*registry;
+    }
     ReviewResult result = review(body, context);
+    if (registry && registry->missed()) {
+        HttpAnswer again;
+        again.needs_registry_look = true;
+        return again;
+    }
     // From the complete body: time queued for the Node-lookup pool counts too.
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count();
     const std::string_view verdict = to_string(result.outcome);
@@ -142,7 +189,7 @@ std::optional<std::chrono::milliseconds> request_timeout(std::string_view target
 }
 
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
-                 std::chrono::steady_clock::time_point received) {
+                 std::chrono::steady_clock::time_point received, RegistryReach reach) {
     target = origin_form(target);
     const std::string_view path = path_of(target);
     const bool get = method == "GET" || method == "HEAD";
@@ -151,7 +198,7 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     if (admission != nullptr) {
         if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
         else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
-        else return admit(state, *admission, target, body, received);
+        else return admit(state, *admission, target, body, received, reach);
     } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
         if (!get) {
             answer = plain(405, "use GET\n", "GET, HEAD");

@@ -17,14 +17,22 @@ struct HttpAnswer {
     std::string_view content_type = "text/plain; charset=utf-8";  // always a literal
     std::string body;
     std::string allow;  // the Allow header of a 405
+    // Reviewed with RegistryReach::cache_only, and a digest was not in the
+    // cache: the answer is to be thrown away and the request routed again,
+    // where a review may wait for the registry.
+    bool needs_registry_look = false;
 };
+
+// Whether a review may wait on a registry look (off the I/O threads), or
+// must take the cache's answer or none.
+enum class RegistryReach { look, cache_only };
 
 enum class Port { admission, metrics_only };
 
 // body is parsed in place. received: when the request's last byte arrived; the
 // request's ?timeout= counts from then, queueing included.
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
-                 std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
+                 std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now(), RegistryReach reach = RegistryReach::look);
 
 // RFC 9112 3.2.2: a request in absolute form ("https://host/validate?timeout=10s")
 // is taken by its path and query; any other target as it is.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kube_api_config.hpp"
+#include "registry_lookups.hpp"
 #include "server_limits.hpp"
 
 #include "model_image_webhook/admission.hpp"
@@ -38,6 +39,7 @@ struct ServeConfig {
     bool watch_nodes = true;  // list and watch Nodes (placement, and the node check without a GET per Pod)
     bool watch_artifacts = true;  // list and watch ModelArtifacts (gpustack.ai/model-artifact)
     std::chrono::milliseconds node_lookup_timeout{2000};
+    std::optional<RegistrySettings> registry;  // when --registry-check is on
 };
 
 }  // namespace miw::server

@@ -4,6 +4,7 @@
 #include "kube_client.hpp"
 #include "artifact_watch.hpp"
 #include "node_watch.hpp"
+#include "registry_lookups.hpp"
 #include "listener.hpp"
 #include "log.hpp"
 #include "session.hpp"
@@ -115,6 +116,15 @@ public:
                 artifact_watch_.emplace(*client_, artifact_cache_, state_.metrics);
                 state_.artifacts = &artifact_cache_;
             }
+        }
+        if (config_.registry) {
+            auto lookups = RegistryLookups::create(*config_.registry);
+            if (!lookups) return fail("--registry-check: " + lookups.error());
+            registry_ = std::move(*lookups);
+            state_.registry = &registry_->cache();
+            state_.registry_timeout = registry_->timeout();
+        }
+        if (config_.api || registry_) {
             blocking_.emplace(kBlockingThreads);
             context_.blocking = &*blocking_;
         }
@@ -162,6 +172,7 @@ public:
                                          {"mtls", !config_.client_ca.empty()},
                                          {"nodeWatch", node_watch_.has_value()},
                                          {"enforcement", to_string(config_.enforcement)},
+                                         {"registryCheck", to_string(config_.policy.registry_check)},
                                          {"threads", static_cast<long long>(threads_)},
                                          {"threadsFrom", config_.threads != 0 ? std::string("--threads") : cpu_budget_.explained}});
         // Worker contexts have no work of their own between connections: keep them running.
@@ -297,6 +308,7 @@ private:
     ArtifactCache artifact_cache_{"the ModelArtifacts the server watches (one created a moment ago may not have reached it yet: retry)"};
     std::optional<ArtifactWatch> artifact_watch_;
     ServerContext context_;
+    std::unique_ptr<RegistryLookups> registry_;  // --registry-check on
     std::optional<net::thread_pool> blocking_;
     CpuBudget cpu_budget_;
     unsigned threads_;

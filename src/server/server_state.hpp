@@ -9,6 +9,7 @@
 #include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
+#include "model_image_webhook/registry_cache.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -52,6 +53,8 @@ struct ServerState {
     const DeadlineNodeSource* nodes = nullptr;  // null: no API to ask, every pinned Pod's Node is unknown
     const ArtifactSource* artifacts = nullptr;  // null: no watch of ModelArtifacts, none can be resolved
     std::chrono::milliseconds node_lookup_timeout{2000};
+    const RegistryCache* registry = nullptr;  // null: --registry-check off
+    std::chrono::milliseconds registry_timeout{3000};
     Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate
     ReviewMemory* review_memory = nullptr;  // what reviews take the memory for their JSON from; null: no budget
 

@@ -429,7 +429,24 @@ private:
         ++requests_served_;
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
                               origin_form(request_.target).rfind("/validate", 0) == 0;
-        if (!may_wait) return post_answer(route_request());
+        if (may_wait) return route_off_io_thread();
+        if (context_.state.registry == nullptr || context_.blocking == nullptr || port_ != Port::admission) return post_answer(route_request());
+        // --registry-check: reviewed here when the cache knows every digest
+        // the request names; else again on the pool, where it may wait for
+        // the registry. The review reads the body in place, so it reads a copy
+        // (a large body goes to the pool at once rather than be copied).
+        if (request_.body.size() > kMostBodyCopiedForCache) return route_off_io_thread();
+        std::string kept = request_.body;
+        HttpAnswer a = route(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_,
+                             RegistryReach::cache_only);
+        if (!a.needs_registry_look) return post_answer(std::move(a));
+        request_.body = std::move(kept);
+        route_off_io_thread();
+    }
+
+    static constexpr std::size_t kMostBodyCopiedForCache = 256u << 10;
+
+    void route_off_io_thread() {
         net::post(*context_.blocking, [self = this->shared_from_this()] { self->post_answer(self->route_request()); });
     }
 

@@ -1,0 +1,98 @@
+#include "registry_options.hpp"
+
+#include "input.hpp"
+
+#include "../server/router.hpp"
+
+#include "model_image_webhook/registry_answers.hpp"
+
+namespace miw::cli {
+
+void add_registry_options(cxxopts::Options& options) {
+    options.add_options()
+        ("registry-check", "look pinned digests up in their registry: off; warn (admit, warning on an unknown digest); deny (refuse an unknown "
+                           "digest or content that does not hash to it; a registry that cannot be asked never refuses)",
+         cxxopts::value<std::string>()->default_value("off"))
+        ("registry-auth", "a .dockerconfigjson (auths by registry host) with the credentials for private registries", cxxopts::value<std::string>()->default_value(""))
+        ("registry-ca", "PEM CA certificates trusted for registries, besides the system's", cxxopts::value<std::string>()->default_value(""))
+        ("registry-insecure", "registries (host or host:port, comma-separated) spoken to over plain HTTP; no other ever is",
+         cxxopts::value<std::string>()->default_value(""))
+        ("registry-platform", "the OS/ARCH[/VARIANT] of an image index whose size is told", cxxopts::value<std::string>()->default_value("linux/amd64"))
+        ("registry-timeout", "deadline of one registry lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("3s"))
+        ("registry-negative-ttl", "how long an unknown digest, or a failure to look, is remembered", cxxopts::value<std::string>()->default_value("30s"));
+}
+
+Result<RegistryCheck> registry_check_from_options(const cxxopts::ParseResult& parsed) {
+    const std::string text = parsed["registry-check"].as<std::string>();
+    if (const auto mode = parse_registry_check(text)) return *mode;
+    return fail("--registry-check \"" + text + "\" is not one of off, warn, deny");
+}
+
+namespace {
+
+Result<std::chrono::milliseconds> duration_option(const cxxopts::ParseResult& parsed, const std::string& name) {
+    const std::string text = parsed[name].as<std::string>();
+    const auto d = server::parse_duration(text);
+    if (!d || d->count() <= 0) return fail("--" + name + " \"" + text + "\" is not a duration such as 500ms, 3s or 1m");
+    return *d;
+}
+
+bool is_platform(std::string_view text) {
+    // os/arch or os/arch/variant, each part lowercase letters, digits, "_" or "-".
+    int parts = 1;
+    char before = '/';
+    for (char c : text) {
+        if (c == '/') {
+            if (before == '/') return false;
+            ++parts;
+        } else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+            return false;
+        }
+        before = c;
+    }
+    return before != '/' && (parts == 2 || parts == 3);
+}
+
+}  // namespace
+
+Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::ParseResult& parsed) {
+    server::RegistrySettings settings;
+    settings.client.ca_file = parsed["registry-ca"].as<std::string>();
+    for (std::string_view rest = parsed["registry-insecure"].as<std::string>(); !rest.empty();) {
+        const std::size_t comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (!item.empty()) settings.client.insecure_hosts.push_back(normalize_registry_key(item));
+    }
+    settings.client.platform = parsed["registry-platform"].as<std::string>();
+    if (!is_platform(settings.client.platform)) {
+        return fail("--registry-platform \"" + settings.client.platform + "\" is not OS/ARCH[/VARIANT], e.g. linux/amd64 or linux/arm64/v8");
+    }
+    const auto timeout = duration_option(parsed, "registry-timeout");
+    if (!timeout) return fail(timeout.error());
+    settings.timeout = *timeout;
+    const auto negative_ttl = duration_option(parsed, "registry-negative-ttl");
+    if (!negative_ttl) return fail(negative_ttl.error());
+    settings.negative_ttl = *negative_ttl;
+    if (const std::string path = parsed["registry-auth"].as<std::string>(); !path.empty()) {
+        auto text = read_input(path);
+        if (!text) return fail("--registry-auth: " + text.error());
+        auto credentials = read_docker_config(*text);
+        if (!credentials) return fail("--registry-auth " + path + ": " + credentials.error());
+        settings.client.credentials = std::move(*credentials);
+    }
+    return settings;
+}
+
+Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const cxxopts::ParseResult& parsed) {
+    const auto mode = registry_check_from_options(parsed);
+    if (!mode) return fail(mode.error());
+    if (*mode == RegistryCheck::off) return std::unique_ptr<server::RegistryLookups>();
+    const auto settings = registry_settings_from_options(parsed);
+    if (!settings) return fail(settings.error());
+    return server::RegistryLookups::create(*settings);
+}
+
+}  // namespace miw::cli
