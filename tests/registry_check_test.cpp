@@ -91,6 +91,13 @@ TEST_CASE("a found image is told with its size and what a node needs for it", "[
           "the GPU nodes have that room");
     const FixedRegistry no_size(answer(RegistryLookupStatus::found));
     CHECK(check_in_registry(kField, kRef, RegistryCheck::deny, &no_size).warnings.empty());
+    const FixedRegistry no_platform(answer(RegistryLookupStatus::found, RegistryFailure::none, "the index has no linux/amd64 manifest"));
+    const RegistryVerdict unsized = check_in_registry(kField, kRef, RegistryCheck::deny, &no_platform);
+    CHECK_FALSE(unsized.refusal.has_value());
+    REQUIRE(unsized.warnings.size() == 1);
+    CHECK(unsized.warnings[0] ==
+          "spec.source.image.reference: the digest is in its registry, but the image's size cannot be told (the index has no linux/amd64 manifest): "
+          "check the GPU nodes' image filesystems have room for it");
 }
 
 TEST_CASE("off, or no registry, looks nothing up", "[registry_check]") {

@@ -38,7 +38,7 @@ enum class RegistryFailure : unsigned char {
     too_large,  // an answer over its cap (a manifest over 4 MiB)
     redirect,  // sent to another host
     bad_answer,  // unreadable manifest, index, token or challenge
-    no_platform,  // an index without the platform the size is taken for
+    // (an index without the --registry-platform entry is found, unsized)
 };
 
 std::string_view to_string(RegistryFailure failure);

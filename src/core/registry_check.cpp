@@ -35,7 +35,6 @@ std::string_view to_string(RegistryFailure failure) {
         case RegistryFailure::too_large: return "too-large";
         case RegistryFailure::redirect: return "redirect";
         case RegistryFailure::bad_answer: return "bad-answer";
-        case RegistryFailure::no_platform: return "no-platform";
     }
     return "none";
 }
@@ -78,6 +77,12 @@ RegistryVerdict check_in_registry(std::string_view field, std::string_view refer
                                            .say(" compressed; about ")
                                            .say(format_bytes(unpacked))
                                            .say(" on the node's image filesystem once unpacked: check the GPU nodes have that room")
+                                           .text());
+            } else if (!found.detail.empty()) {
+                out.warnings.push_back(Warning(field)
+                                           .say(": the digest is in its registry, but the image's size cannot be told (")
+                                           .bare(found.detail, 160)
+                                           .say("): check the GPU nodes' image filesystems have room for it")
                                            .text());
             }
             return out;

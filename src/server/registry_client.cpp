@@ -19,6 +19,7 @@
 #include <openssl/x509.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -468,8 +469,13 @@ Result<std::unique_ptr<RegistryClient>> RegistryClient::create(RegistryClientCon
     boost::system::error_code ec;
     impl->tls.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert, ec);
     if (!ec) impl->tls.set_default_verify_paths(ec);
-    if (!ec && !impl->config.ca_file.empty()) impl->tls.load_verify_file(impl->config.ca_file, ec);
-    if (ec) return fail("cannot load the registry CA " + (impl->config.ca_file.empty() ? std::string("(system roots)") : impl->config.ca_file) + ": " + ec.message());
+    if (ec) return fail("cannot load the system's CA certificates: " + ec.message());
+    if (const std::string& ca = impl->config.ca_file; !ca.empty()) {
+        // OpenSSL's own words ("asio.ssl error", "no certificate or crl found") do not say which file or what to do.
+        if (!std::ifstream(ca)) return fail("--registry-ca " + ca + " cannot be read: name a readable PEM file of CA certificates");
+        impl->tls.load_verify_file(ca, ec);
+        if (ec) return fail("--registry-ca " + ca + " holds no PEM certificate OpenSSL can load (" + ec.message() + ")");
+    }
     SSL_CTX_set_min_proto_version(impl->tls.native_handle(), TLS1_2_VERSION);
     return std::unique_ptr<RegistryClient>(new RegistryClient(std::move(impl)));
 }

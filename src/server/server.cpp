@@ -119,7 +119,7 @@ public:
         }
         if (config_.registry) {
             auto lookups = RegistryLookups::create(*config_.registry);
-            if (!lookups) return fail("--registry-check: " + lookups.error());
+            if (!lookups) return fail(lookups.error());
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();

@@ -1,0 +1,685 @@
+"""--registry-check against real registries: Debian's docker-registry
+(distribution 2.8) on loopback ports with TLS from a CA this test makes, one
+instance with htpasswd Basic auth and one with token auth whose token
+endpoint is this test's; images pushed over the distribution HTTP API. And a
+hostile registry written here: huge, slow, redirecting, lying answers.
+
+Usage: registry_test.py BINARY REPO [ONLY]. Exits 77 (skipped) when
+docker-registry is not installed (scripts/setup-debian.sh installs it)."""
+import base64
+import hashlib
+import http.server
+import json
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+import server_test as st  # noqa: E402  (the real server on 127.0.0.1, and its CA)
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+import crypt  # noqa: E402  (bcrypt for htpasswd; deprecated in 3.11, present in Debian 12's)
+
+BINARY, REPO = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
+REGISTRY = shutil.which("docker-registry")
+if REGISTRY is None:
+    print("docker-registry is not installed (apt-get install docker-registry, or bash scripts/setup-debian.sh): skipped")
+    sys.exit(77)
+
+WORK = tempfile.mkdtemp(prefix="miw-registry-test-")
+CERTS = os.path.join(WORK, "certs")
+subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", CERTS], check=True, capture_output=True)
+CA = os.path.join(CERTS, "ca.crt")
+OTHER_CERTS = os.path.join(WORK, "other-ca")
+subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", OTHER_CERTS], check=True, capture_output=True)
+USER, PASSWORD = "ci-bot", "s3cret-pull-pass"
+ZERO_DIGEST = "sha256:" + "0" * 64
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def tls_context():
+    ctx = ssl.create_default_context(cafile=CA)
+    return ctx
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+# ---------------------------------------------------------------- the token endpoint
+
+SIGNING_KEY = os.path.join(WORK, "signing.key")
+SIGNING_CERT = os.path.join(WORK, "signing.crt")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", SIGNING_KEY, "-out", SIGNING_CERT, "-days", "2",
+                "-subj", "/CN=miw-test-token-issuer"], check=True, capture_output=True)
+with open(SIGNING_CERT) as f:
+    SIGNING_DER = ssl.PEM_cert_to_DER_cert(f.read())
+
+
+def sign_token(service, access):
+    """A JWT as distribution's token auth takes it: RS256, the signing
+    certificate in x5c (trusted through rootcertbundle)."""
+    now = int(time.time())
+    header = {"typ": "JWT", "alg": "RS256", "x5c": [base64.b64encode(SIGNING_DER).decode()]}
+    claims = {"iss": "miw-test-issuer", "sub": USER, "aud": service, "exp": now + 300, "nbf": now - 10, "iat": now,
+              "jti": b64url(os.urandom(12)), "access": access}
+    signing_input = b64url(json.dumps(header).encode()) + "." + b64url(json.dumps(claims).encode())
+    signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", SIGNING_KEY], input=signing_input.encode(), check=True,
+                               capture_output=True).stdout
+    return signing_input + "." + b64url(signature)
+
+
+class TokenHandler(http.server.BaseHTTPRequestHandler):
+    """GET /token?service=S&scope=repository:NAME:ACTIONS: pull of public/*
+    for anyone (as Docker Hub grants), anything for the test's user."""
+    requests = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)
+        auth = self.headers.get("Authorization", "")
+        user_ok = auth == "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+        TokenHandler.requests.append({"auth": auth, "scope": query.get("scope", [""])[0]})
+        access = []
+        for scope in query.get("scope", []):
+            kind, name, actions = scope.split(":")
+            granted = actions.split(",") if user_ok else (["pull"] if name.startswith("public/") else [])
+            access.append({"type": kind, "name": name, "actions": granted})
+        body = json.dumps({"token": sign_token(query.get("service", [""])[0], access), "expires_in": 300}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve_https(handler, certs=CERTS):
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(os.path.join(certs, "tls.crt"), os.path.join(certs, "tls.key"))
+    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+TOKEN_SERVER = serve_https(TokenHandler)
+TOKEN_REALM = "https://127.0.0.1:%d/token" % TOKEN_SERVER.server_address[1]
+
+
+# ---------------------------------------------------------------- real registries
+
+class Registry:
+    """One docker-registry process on a loopback port."""
+
+    def __init__(self, name, auth):
+        self.dir = os.path.join(WORK, name)
+        os.makedirs(self.dir)
+        self.port = free_port()
+        self.authority = "127.0.0.1:%d" % self.port
+        config = ["version: 0.1", "log:", "  level: warn", "  accesslog:", "    disabled: true", "storage:", "  filesystem:",
+                  "    rootdirectory: " + os.path.join(self.dir, "data"), "http:", "  addr: " + self.authority, "  secret: miw-test",
+                  "  tls:", "    certificate: " + os.path.join(CERTS, "tls.crt"), "    key: " + os.path.join(CERTS, "tls.key")]
+        config += auth(self)
+        path = os.path.join(self.dir, "config.yml")
+        with open(path, "w") as f:
+            f.write("\n".join(config) + "\n")
+        self.log = open(os.path.join(self.dir, "registry.log"), "w")
+        self.proc = subprocess.Popen([REGISTRY, "serve", path], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise AssertionError("docker-registry exited: " + open(self.log.name).read())
+                time.sleep(0.05)
+        raise AssertionError("docker-registry did not start")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def htpasswd_auth(registry):
+    path = os.path.join(registry.dir, "htpasswd")
+    with open(path, "w") as f:
+        f.write("%s:%s\n" % (USER, crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_BLOWFISH))))
+    return ["auth:", "  htpasswd:", "    realm: miw-test", "    path: " + path]
+
+
+def token_auth(registry):
+    return ["auth:", "  token:", "    realm: " + TOKEN_REALM, "    service: miw-test-registry", "    issuer: miw-test-issuer",
+            "    rootcertbundle: " + SIGNING_CERT]
+
+
+class Client:
+    """Pushes over the distribution HTTP API, as a CI job's push would."""
+
+    def __init__(self, registry):
+        self.registry = registry
+        self.tokens = {}
+
+    def request(self, method, path, body=None, headers=None, scope=None):
+        import http.client
+        headers = dict(headers or {})
+        if scope:
+            if scope not in self.tokens:
+                creds = base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+                conn = http.client.HTTPSConnection("127.0.0.1", TOKEN_SERVER.server_address[1], context=tls_context(), timeout=10)
+                conn.request("GET", "/token?service=miw-test-registry&scope=" + scope, headers={"Authorization": "Basic " + creds})
+                self.tokens[scope] = json.loads(conn.getresponse().read())["token"]
+                conn.close()
+            headers["Authorization"] = "Bearer " + self.tokens[scope]
+        else:
+            headers["Authorization"] = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+        conn = http.client.HTTPSConnection("127.0.0.1", self.registry.port, context=tls_context(), timeout=10)
+        conn.request(method, path, body=body, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp, data
+
+    def push_blob(self, name, data, token):
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        scope = "repository:%s:pull,push" % name if token else None
+        resp, _ = self.request("POST", "/v2/%s/blobs/uploads/" % name, scope=scope)
+        assert resp.status == 202, resp.status
+        location = resp.getheader("Location")
+        location = urllib.parse.urlparse(location)
+        target = location.path + "?" + (location.query + "&" if location.query else "") + "digest=" + digest
+        resp, body = self.request("PUT", target, body=data, headers={"Content-Type": "application/octet-stream"}, scope=scope)
+        assert resp.status == 201, (resp.status, body)
+        return digest
+
+    def push_manifest(self, name, manifest, media_type, token):
+        data = json.dumps(manifest).encode()
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        scope = "repository:%s:pull,push" % name if token else None
+        resp, body = self.request("PUT", "/v2/%s/manifests/%s" % (name, digest), body=data, headers={"Content-Type": media_type}, scope=scope)
+        assert resp.status == 201, (resp.status, body)
+        return digest, len(data)
+
+    def push_image(self, name, layer_sizes, token=False):
+        """An OCI image of weight layers; returns (digest, config + layers bytes)."""
+        config = json.dumps({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}}).encode()
+        config_digest = self.push_blob(name, config, token)
+        layers = []
+        for i, size in enumerate(layer_sizes):
+            data = (b"weights-%d-%s-" % (i, name.encode())) * (size // 16 + 1)
+            data = data[:size]
+            layers.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": self.push_blob(name, data, token), "size": len(data)})
+        manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": config_digest, "size": len(config)},
+                    "layers": layers}
+        digest, size = self.push_manifest(name, manifest, "application/vnd.oci.image.manifest.v1+json", token)
+        return digest, len(config) + sum(l["size"] for l in layers), size
+
+    def push_index(self, name, entries, token=False):
+        """entries: [(platform dict, manifest digest, manifest size)]."""
+        index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                 "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": d, "size": s, "platform": p}
+                               for p, d, s in entries]}
+        return self.push_manifest(name, index, "application/vnd.oci.image.index.v1+json", token)[0]
+
+
+BASIC = Registry("basic", htpasswd_auth)
+TOKEN = Registry("token", token_auth)
+
+# The images: on the Basic registry, a model of three layers; on the token
+# registry, a public one (anonymous pull, as Docker Hub grants) and a
+# private one, and an index of two platforms.
+MiB = 1024 * 1024
+BASIC_IMAGE, BASIC_BYTES, _ = Client(BASIC).push_image("models/qwen", [3 * MiB, 2 * MiB, 1 * MiB])
+PUBLIC_IMAGE, PUBLIC_BYTES, PUBLIC_MANIFEST_BYTES = Client(TOKEN).push_image("public/llama", [2 * MiB], token=True)
+PRIVATE_IMAGE, PRIVATE_BYTES, _ = Client(TOKEN).push_image("private/mistral", [1 * MiB], token=True)
+ARM_IMAGE, ARM_BYTES, ARM_MANIFEST_BYTES = Client(TOKEN).push_image("public/llama", [5 * MiB], token=True)
+INDEX = Client(TOKEN).push_index("public/llama", [({"os": "linux", "architecture": "amd64"}, PUBLIC_IMAGE, PUBLIC_MANIFEST_BYTES),
+                                                  ({"os": "linux", "architecture": "arm64", "variant": "v8"}, ARM_IMAGE, ARM_MANIFEST_BYTES)],
+                                 token=True)
+
+
+def ref(registry, name, digest):
+    return "%s/%s@%s" % (registry.authority, name, digest)
+
+
+AUTH_FILE = os.path.join(WORK, "dockerconfig.json")
+with open(AUTH_FILE, "w") as f:
+    json.dump({"auths": {BASIC.authority: {"auth": base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()},
+                         TOKEN.authority: {"username": USER, "password": PASSWORD}}}, f)
+
+
+# ---------------------------------------------------------------- a hostile registry
+
+class HostileHandler(http.server.BaseHTTPRequestHandler):
+    """/v2/<behaviour>/manifests/<digest>: huge, slow, redirect, forged,
+    down (503), limited (429)."""
+    protocol_version = "HTTP/1.1"
+    hits = {}
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        parts = self.path.split("/")
+        behaviour = parts[2] if len(parts) > 2 else ""
+        HostileHandler.hits[behaviour] = HostileHandler.hits.get(behaviour, 0) + 1
+        manifest_type = ("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+        if behaviour == "huge":
+            if self.command == "HEAD":
+                return self.answer(200, b"", [manifest_type])
+            # Far past the 4 MiB cap, as a registry that streams garbage would.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+            self.send_header("Content-Length", str(64 * MiB))
+            self.end_headers()
+            try:
+                chunk = b" " * 65536
+                for _ in range(64 * MiB // 65536):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            return
+        if behaviour == "slow":
+            time.sleep(8)
+            return self.answer(200, b"{}", [manifest_type])
+        if behaviour == "redirect":
+            return self.answer(307, b"", [("Location", "https://attacker.example/v2/x/manifests/" + parts[-1])])
+        if behaviour == "forged":
+            body = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                               "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": ZERO_DIGEST, "size": 2},
+                               "layers": []}).encode()
+            return self.answer(200, body, [manifest_type])
+        if behaviour == "counted":
+            # A real manifest, slow enough that reviews asking at once overlap.
+            time.sleep(0.5)
+            return self.answer(200, COUNTED_MANIFEST, [manifest_type, ("Docker-Content-Digest", COUNTED_DIGEST)])
+        if behaviour == "down":
+            return self.answer(503, b"maintenance")
+        if behaviour == "limited":
+            return self.answer(429, b'{"errors":[{"code":"TOOMANYREQUESTS"}]}', [("Retry-After", "60")])
+        return self.answer(404, b'{"errors":[{"code":"NAME_UNKNOWN"}]}')
+
+
+COUNTED_MANIFEST = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                               "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": ZERO_DIGEST, "size": 1024},
+                               "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+zstd", "digest": ZERO_DIGEST,
+                                           "size": 7 * 1024 * MiB}]}).encode()
+COUNTED_DIGEST = "sha256:" + hashlib.sha256(COUNTED_MANIFEST).hexdigest()
+HOSTILE = serve_https(HostileHandler)
+HOSTILE_AUTHORITY = "127.0.0.1:%d" % HOSTILE.server_address[1]
+OTHER_CA_REGISTRY = serve_https(HostileHandler, certs=OTHER_CERTS)
+
+
+# ---------------------------------------------------------------- the webhook, offline
+
+def artifact_review(reference, uid="u-1"):
+    obj = {"apiVersion": "worker.gpustack.ai/v1alpha1", "kind": "ModelArtifact", "metadata": {"name": "qwen", "namespace": "ml"},
+           "spec": {"source": {"image": {"reference": reference}}}}
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": uid, "kind": {"group": "worker.gpustack.ai", "version": "v1alpha1", "kind": "ModelArtifact"},
+                        "resource": {"group": "worker.gpustack.ai", "version": "v1alpha1", "resource": "modelartifacts"},
+                        "name": "qwen", "namespace": "ml", "operation": "CREATE", "userInfo": {"username": "alice"}, "object": obj}}
+
+
+def pod_review(reference, uid="u-2"):
+    obj = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "qwen-0", "namespace": "ml", "labels": {"gpustack.ai/model-delivery": "image"},
+                        "annotations": {"gpustack.ai/model-image": reference}},
+           "spec": {"containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "Qwen/Qwen3-8B"]}]}}
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": uid, "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                        "resource": {"group": "", "version": "v1", "resource": "pods"},
+                        "namespace": "ml", "operation": "CREATE", "userInfo": {"username": "alice"}, "object": obj}}
+
+
+def review(document, *flags, endpoint="validate", mode="deny", timeout=30):
+    """Runs `review`; (exit code, response, stderr)."""
+    args = [BINARY, "review", "--endpoint", endpoint, "--registry-check", mode, "--registry-ca", CA, *flags, "-"]
+    started = time.time()
+    done = subprocess.run(args, input=json.dumps(document).encode(), capture_output=True, timeout=timeout)
+    response = json.loads(done.stdout)["response"] if done.stdout.strip() else None
+    if response is not None:
+        response["_seconds"] = time.time() - started
+    return done.returncode, response, done.stderr.decode()
+
+
+def warnings_of(response):
+    return "\n".join(response.get("warnings", []))
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+# ---------------------------------------------------------------- tests
+
+@test
+def a_pushed_digest_is_found_and_its_size_told():
+    code, r, err = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 0 and r["allowed"], (code, r, err)
+    text = warnings_of(r)
+    assert "the model image is 6.0 MiB compressed; about 10.7 MiB on the node's image filesystem once unpacked" in text, text
+    assert BASIC_BYTES == 6 * MiB + len(json.dumps({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}}))
+
+
+@test
+def an_unknown_digest_is_refused_under_deny_with_the_reason():
+    reference = ref(BASIC, "models/qwen", ZERO_DIGEST)
+    code, r, err = review(artifact_review(reference), "--registry-auth", AUTH_FILE)
+    assert code == 1 and not r["allowed"], (code, r, err)
+    assert r["status"]["code"] == 422, r
+    message = r["status"]["message"]
+    assert "registry has no manifest for this digest" in message and "answered 404 to HEAD /v2/models/qwen/manifests/" in message, message
+    assert "check the digest" in message, message
+    causes = r["status"]["details"]["causes"]
+    assert causes[0]["field"] == "spec.source.image.reference", causes
+
+
+@test
+def a_digest_from_another_repository_is_unknown_there():
+    # The digest exists, in models/qwen; a copy-paste into another repository is caught.
+    code, r, _ = review(artifact_review(ref(BASIC, "models/other", BASIC_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 1 and not r["allowed"], r
+    assert "registry has no manifest for this digest" in r["status"]["message"], r
+
+
+@test
+def warn_admits_an_unknown_digest_and_says_what_deny_would_do():
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), "--registry-auth", AUTH_FILE, mode="warn")
+    assert code == 0 and r["allowed"], r
+    assert "--registry-check deny would refuse this (registry-manifest-unknown)" in warnings_of(r), r
+
+
+@test
+def off_never_asks_the_registry():
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), mode="off")
+    assert code == 0 and r["allowed"] and "warnings" not in r, r
+
+
+@test
+def without_credentials_a_private_registry_admits_with_a_warning():
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)))
+    assert code == 0 and r["allowed"], r
+    text = warnings_of(r)
+    assert "could not be asked whether the digest exists (unauthorized" in text and "admitted unchecked" in text, text
+    assert PASSWORD not in json.dumps(r)
+
+
+@test
+def the_bearer_flow_gives_anonymous_pull_of_public_images():
+    TokenHandler.requests.clear()
+    code, r, _ = review(artifact_review(ref(TOKEN, "public/llama", PUBLIC_IMAGE)))
+    assert code == 0 and r["allowed"], r
+    assert "the model image is 2.0 MiB compressed" in warnings_of(r), r
+    assert TokenHandler.requests and TokenHandler.requests[0]["auth"] == "", TokenHandler.requests
+    assert TokenHandler.requests[0]["scope"] == "repository:public/llama:pull", TokenHandler.requests
+
+
+@test
+def the_bearer_flow_sends_the_auth_files_credentials_to_the_realm():
+    TokenHandler.requests.clear()
+    code, r, _ = review(artifact_review(ref(TOKEN, "private/mistral", ZERO_DIGEST)), "--registry-auth", AUTH_FILE)
+    assert code == 1 and not r["allowed"], r
+    assert TokenHandler.requests and TokenHandler.requests[0]["auth"].startswith("Basic "), TokenHandler.requests
+    code, r, _ = review(artifact_review(ref(TOKEN, "private/mistral", PRIVATE_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 0 and r["allowed"] and "1.0 MiB compressed" in warnings_of(r), r
+    # Anonymous, the token grants nothing on a private repository: admitted, unchecked.
+    code, r, _ = review(artifact_review(ref(TOKEN, "private/mistral", ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(unauthorized" in warnings_of(r), r
+
+
+@test
+def an_index_is_sized_by_the_platform_asked_for():
+    code, r, _ = review(artifact_review(ref(TOKEN, "public/llama", INDEX)))
+    assert code == 0 and "the model image is 2.0 MiB compressed" in warnings_of(r), r
+    code, r, _ = review(artifact_review(ref(TOKEN, "public/llama", INDEX)), "--registry-platform", "linux/arm64/v8")
+    assert code == 0 and "the model image is 5.0 MiB compressed" in warnings_of(r), r
+    code, r, _ = review(artifact_review(ref(TOKEN, "public/llama", INDEX)), "--registry-platform", "linux/s390x")
+    text = warnings_of(r)
+    assert code == 0 and r["allowed"] and "the image's size cannot be told (the index has no linux/s390x manifest" in text, r
+
+
+@test
+def an_opted_in_pod_naming_an_unknown_image_is_refused_at_mutation():
+    code, r, _ = review(pod_review(ref(TOKEN, "public/llama", ZERO_DIGEST)), endpoint="mutate")
+    assert code == 1 and not r["allowed"] and r["status"]["code"] == 403, r
+    assert r["status"]["message"].startswith("metadata.annotations[gpustack.ai/model-image]"), r
+    code, r, _ = review(pod_review(ref(TOKEN, "public/llama", PUBLIC_IMAGE)), endpoint="mutate")
+    assert code == 0 and r["allowed"] and "patch" in r and "2.0 MiB compressed" in warnings_of(r), r
+
+
+@test
+def a_certificate_from_another_ca_admits_unchecked():
+    reference = "127.0.0.1:%d/models/qwen@%s" % (OTHER_CA_REGISTRY.server_address[1], ZERO_DIGEST)
+    code, r, _ = review(artifact_review(reference))
+    assert code == 0 and r["allowed"] and "(tls" in warnings_of(r), r
+
+
+@test
+def plain_http_is_only_for_registries_named_insecure():
+    # The registries serve TLS: a plain HTTP request to one named insecure fails to read, and one not named is never sent in the clear.
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 0 and "compressed" in warnings_of(r), r
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), "--registry-auth", AUTH_FILE, "--registry-insecure", BASIC.authority)
+    assert code == 0 and r["allowed"] and "admitted unchecked" in warnings_of(r), r
+
+
+@test
+def content_that_does_not_hash_to_the_digest_is_refused():
+    code, r, _ = review(artifact_review("%s/forged/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
+    assert code == 1 and not r["allowed"], r
+    assert "hashes to another digest" in r["status"]["message"] and "hashes to sha256:" in r["status"]["message"], r
+
+
+@test
+def a_huge_answer_is_cut_at_the_cap_and_admits_unchecked():
+    code, r, _ = review(artifact_review("%s/huge/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(too-large" in warnings_of(r), r
+
+
+@test
+def a_slow_registry_is_given_up_on_at_the_timeout():
+    code, r, _ = review(artifact_review("%s/slow/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)), "--registry-timeout", "1s")
+    assert code == 0 and r["allowed"] and "(timeout" in warnings_of(r), r
+    assert r["_seconds"] < 5, r["_seconds"]
+
+
+@test
+def a_redirect_to_another_host_is_not_followed():
+    code, r, _ = review(artifact_review("%s/redirect/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(redirect" in warnings_of(r), r
+
+
+@test
+def outages_and_rate_limits_never_refuse():
+    for behaviour, kind in (("down", "server-error"), ("limited", "rate-limited")):
+        code, r, _ = review(artifact_review("%s/%s/m@%s" % (HOSTILE_AUTHORITY, behaviour, ZERO_DIGEST)))
+        assert code == 0 and r["allowed"] and "(" + kind in warnings_of(r), (behaviour, r)
+    port = free_port()
+    code, r, _ = review(artifact_review("127.0.0.1:%d/gone/m@%s" % (port, ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(unreachable" in warnings_of(r), r
+
+
+@test
+def bad_registry_flags_are_usage_errors():
+    for flags, says in ((["--registry-check", "strict"], "--registry-check"), (["--registry-platform", "amd64"], "--registry-platform"),
+                        (["--registry-timeout", "soon"], "--registry-timeout"), (["--registry-auth", "/nonexistent"], "--registry-auth")):
+        args = [BINARY, "review", "--registry-check", "warn", *flags, "-"]
+        done = subprocess.run(args, input=json.dumps(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE))).encode(), capture_output=True)
+        assert done.returncode == 2 and says in done.stderr.decode(), (flags, done.returncode, done.stderr)
+
+
+@test
+def test_mode_fails_ci_on_a_wrong_digest():
+    manifests = os.path.join(WORK, "manifests")
+    os.makedirs(manifests, exist_ok=True)
+    with open(os.path.join(manifests, "artifacts.yaml"), "w") as f:
+        f.write("apiVersion: worker.gpustack.ai/v1alpha1\nkind: ModelArtifact\nmetadata:\n  name: qwen\n  namespace: ml\nspec:\n"
+                "  source:\n    image:\n      reference: %s\n---\n" % ref(BASIC, "models/qwen", BASIC_IMAGE))
+        f.write("apiVersion: worker.gpustack.ai/v1alpha1\nkind: ModelArtifact\nmetadata:\n  name: typo\n  namespace: ml\nspec:\n"
+                "  source:\n    image:\n      reference: %s\n" % ref(BASIC, "models/qwen", BASIC_IMAGE[:-4] + "beef"))
+    args = [BINARY, "test", "--kube-version", "v1.35.0", "--registry-ca", CA, "--registry-auth", AUTH_FILE, manifests]
+    done = subprocess.run(args + ["--registry-check", "deny"], capture_output=True)
+    out = done.stdout.decode()
+    assert done.returncode == 1, (done.returncode, out, done.stderr)
+    assert "registry-manifest-unknown" in out and "typo" in out, out
+    done = subprocess.run(args + ["--registry-check", "warn", "-o", "json"], capture_output=True)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    assert "would refuse this (registry-manifest-unknown)" in done.stdout.decode()
+
+
+# ---------------------------------------------------------------- the webhook, served
+
+def registry_server(*flags):
+    return st.Server("--registry-check", "deny", "--registry-ca", CA, *flags)
+
+
+def post_review(server, document, path="/validate"):
+    resp, data = server.post(path, json.dumps(document).encode())
+    assert resp.status == 200, (resp.status, data)
+    return json.loads(data)["response"]
+
+
+@test
+def reviews_asking_for_one_digest_at_once_share_one_lookup_and_the_cache_keeps_it():
+    s = registry_server()
+    try:
+        HostileHandler.hits["counted"] = 0
+        reference = "%s/counted/m@%s" % (HOSTILE_AUTHORITY, COUNTED_DIGEST)
+        answers = [None] * 8
+
+        def ask(i):
+            answers[i] = post_review(s, artifact_review(reference, uid="u-%d" % i))
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for r in answers:
+            assert r["allowed"] and "the model image is 7.0 GiB compressed; about 12.5 GiB" in "\n".join(r["warnings"]), r
+        assert HostileHandler.hits["counted"] == 2, HostileHandler.hits  # one HEAD, one GET
+        # A mutation of a Pod naming it is answered from the cache, on the I/O thread.
+        r = post_review(s, pod_review(reference), "/mutate")
+        assert r["allowed"] and "patch" in r, r
+        assert HostileHandler.hits["counted"] == 2, HostileHandler.hits
+        assert s.metric("miw_registry_cache_hits_total") >= 1
+        assert s.metric('miw_registry_lookups_total{result="found"}') == 9
+        assert s.metric("miw_registry_lookup_duration_seconds_count") == 8
+    finally:
+        s.stop()
+
+
+@test
+def a_mutation_that_must_ask_the_registry_is_answered_and_refused_when_certain():
+    s = registry_server()
+    try:
+        r = post_review(s, pod_review(ref(TOKEN, "public/llama", ZERO_DIGEST)), "/mutate")
+        assert not r["allowed"] and r["status"]["code"] == 403, r
+        assert "registry has no manifest for this digest" in r["status"]["message"], r
+        r = post_review(s, pod_review(ref(TOKEN, "public/llama", PUBLIC_IMAGE)), "/mutate")
+        assert r["allowed"] and "patch" in r and "2.0 MiB compressed" in "\n".join(r["warnings"]), r
+        # Answered again from the cache: the miss is kept for --registry-negative-ttl too.
+        r = post_review(s, pod_review(ref(TOKEN, "public/llama", ZERO_DIGEST)), "/mutate")
+        assert not r["allowed"], r
+        assert s.metric('miw_registry_lookups_total{result="not-found"}') == 2
+        assert s.metric("miw_registry_cache_hits_total") == 1
+    finally:
+        s.stop()
+
+
+@test
+def a_slow_registry_is_bounded_by_the_apiservers_timeout():
+    s = registry_server("--registry-timeout", "10s")
+    try:
+        started = time.time()
+        r = post_review(s, artifact_review("%s/slow/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)), "/validate?timeout=2s")
+        took = time.time() - started
+        assert r["allowed"] and "(timeout" in "\n".join(r["warnings"]), r
+        assert took < 2.0, took
+        # Meanwhile and after, others are served at once.
+        r = post_review(s, artifact_review("r.example/m@" + ZERO_DIGEST.replace("sha256:", "sha256:")[:-1] + "1", uid="other"), "/validate?timeout=1s")
+        assert "uid" in r
+        assert s.metric('miw_registry_lookups_total{result="timeout"}') >= 1
+    finally:
+        s.stop()
+
+
+@test
+def the_server_never_logs_registry_credentials():
+    s = registry_server("--registry-auth", AUTH_FILE)
+    try:
+        r = post_review(s, artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)))
+        assert r["allowed"] and "6.0 MiB compressed" in "\n".join(r["warnings"]), r
+        r = post_review(s, artifact_review(ref(TOKEN, "private/mistral", PRIVATE_IMAGE)))
+        assert r["allowed"] and "1.0 MiB compressed" in "\n".join(r["warnings"]), r
+        output = s.output()
+    finally:
+        s.stop()
+    assert '"registryCheck":"deny"' in output, output
+    for secret in (PASSWORD, base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()):
+        assert secret not in output, output
+
+
+@test
+def serve_refuses_an_unreadable_registry_ca_at_start_up():
+    done = subprocess.run([BINARY, "serve", "--tls-cert", os.path.join(st.CERTS, "tls.crt"), "--tls-key", os.path.join(st.CERTS, "tls.key"),
+                           "--kube-version", "v1.35.0", "--listen", "127.0.0.1:0", "--registry-check", "warn", "--registry-ca", "/nonexistent.pem"],
+                          capture_output=True, timeout=10)
+    assert done.returncode == 2 and "--registry-ca /nonexistent.pem cannot be read" in done.stderr.decode(), (done.returncode, done.stderr)
+    with open(os.path.join(WORK, "not-a-ca.pem"), "w") as f:
+        f.write("not a certificate\n")
+    done = subprocess.run([BINARY, "review", "--registry-check", "warn", "--registry-ca", os.path.join(WORK, "not-a-ca.pem"), "-"],
+                          input=json.dumps(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE))).encode(), capture_output=True, timeout=10)
+    assert done.returncode == 2 and "holds no PEM certificate" in done.stderr.decode(), (done.returncode, done.stderr)
+
+
+def cleanup():
+    for r in (BASIC, TOKEN):
+        r.stop()
+    shutil.rmtree(WORK, ignore_errors=True)
+    shutil.rmtree(st.WORK, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    harness.run_tests(TESTS, "registry checks", ONLY, cleanup)
