@@ -21,7 +21,7 @@ trap 'rm -rf "$corpus"' EXIT
 bash fuzz/seed.sh "$corpus"
 export UBSAN_OPTIONS="suppressions=$(pwd)/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
 status=0
-for target in ${FUZZ_TARGETS:-reference version review mutation yaml api_answers}; do
+for target in ${FUZZ_TARGETS:-reference version review mutation yaml api_answers registry}; do
   mkdir -p "fuzz/regressions/$target"
   cp -r "fuzz/regressions/$target/." "$corpus/$target/" 2>/dev/null || true
   log="$corpus/$target.log"

@@ -1,0 +1,73 @@
+// Any bytes as what a registry or its token server answers (a manifest or an
+// index under each media type, a token, an error list), as a WWW-Authenticate
+// challenge, or as a --registry-auth file: a result or a reason, never a
+// crash; what reads holds together (an index has entries and no size of its
+// own, a challenge has a lowercase scheme, a token is never empty).
+#include "model_image_webhook/registry_answers.hpp"
+#include "model_image_webhook/registry_location.hpp"
+#include "model_image_webhook/www_authenticate.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+void check_manifest(const std::string& text, std::string_view content_type) {
+    std::string json = text;
+    const miw::Result<miw::ImageManifest> manifest = miw::read_image_manifest(json, content_type);
+    if (!manifest) {
+        if (manifest.error().empty()) std::abort();
+        return;
+    }
+    if (manifest->is_index && manifest->compressed_bytes != 0) std::abort();
+    if (!manifest->is_index && !manifest->entries.empty()) std::abort();
+    for (const char* platform : {"linux/amd64", "linux/arm64/v8", "windows/amd64"}) {
+        const miw::IndexEntry* entry = miw::entry_for_platform(*manifest, platform);
+        if (entry != nullptr && (entry < manifest->entries.data() || entry >= manifest->entries.data() + manifest->entries.size())) std::abort();
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    for (std::string_view type : {miw::kOciManifest, miw::kOciIndex, miw::kDockerManifest, miw::kDockerManifestList, std::string_view("text/plain")}) {
+        check_manifest(text, type);
+    }
+    {
+        std::string json = text;
+        const miw::Result<miw::RegistryToken> token = miw::read_registry_token(json);
+        if (!token && token.error().empty()) std::abort();
+        if (token && token->token.empty()) std::abort();
+    }
+    {
+        std::string json = text;
+        (void)miw::registry_error_names(json, "MANIFEST_UNKNOWN");
+    }
+    {
+        std::string json = text;
+        const miw::Result<miw::RegistryCredentials> credentials = miw::read_docker_config(json);
+        if (!credentials && credentials.error().empty()) std::abort();
+    }
+    {
+        const miw::Result<std::vector<miw::AuthChallenge>> challenges = miw::parse_www_authenticate(text);
+        if (!challenges && challenges.error().empty()) std::abort();
+        if (challenges) {
+            if (challenges->empty()) std::abort();
+            for (const miw::AuthChallenge& c : *challenges) {
+                if (c.scheme.empty()) std::abort();
+                for (char ch : c.scheme) {
+                    if (std::isupper(static_cast<unsigned char>(ch))) std::abort();
+                }
+            }
+        }
+    }
+    {
+        const miw::Result<miw::RegistryLocation> location = miw::locate_in_registry(text);
+        if (!location && location.error().empty()) std::abort();
+        if (location && (location->host.empty() || location->repository.empty() || location->manifest_path().rfind("/v2/", 0) != 0)) std::abort();
+    }
+    return 0;
+}
