@@ -24,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 
 namespace miw::server {
 
@@ -236,6 +237,7 @@ RegistryLookup unavailable(RegistryFailure failure, std::string detail) {
 
 struct RegistryClient::Impl {
     RegistryClientConfig config;
+    mutable std::counting_semaphore<kConcurrentLookups> looking{kConcurrentLookups};
     ssl::context tls{ssl::context::tls_client};
 
     // What a registry asked for last, so that the next request carries it at
@@ -480,6 +482,21 @@ Result<std::unique_ptr<RegistryClient>> RegistryClient::create(RegistryClientCon
     return std::unique_ptr<RegistryClient>(new RegistryClient(std::move(impl)));
 }
 
-RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadline) const { return impl_->fetch(reference, deadline); }
+RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadline) const {
+    // Each look may hold an answer of up to kMaxManifestBytes while it reads
+    // it: the looks at once are few, so a registry that answers every digest
+    // with 4 MiB cannot take more than kConcurrentLookups of them.
+    if (!impl_->looking.try_acquire_until(deadline)) {
+        RegistryLookup out;
+        out.failure = RegistryFailure::timeout;
+        out.detail = "every one of the " + std::to_string(kConcurrentLookups) + " registry lookups allowed at once was busy until the deadline";
+        return out;
+    }
+    struct Release {
+        std::counting_semaphore<kConcurrentLookups>& looking;
+        ~Release() { looking.release(); }
+    } release{impl_->looking};
+    return impl_->fetch(reference, deadline);
+}
 
 }  // namespace miw::server

@@ -19,6 +19,8 @@ namespace miw::server {
 inline constexpr std::size_t kMaxManifestBytes = 4u << 20;
 inline constexpr std::size_t kMaxTokenAnswerBytes = 1u << 20;
 inline constexpr std::size_t kMaxRegistryErrorBytes = 64u << 10;
+// Looks over the network at once, at most (docs/operations.md, "Memory budget").
+inline constexpr std::ptrdiff_t kConcurrentLookups = 4;
 
 struct RegistryClientConfig {
     std::string ca_file;  // --registry-ca: added to the system's roots

@@ -315,6 +315,22 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
+        if behaviour == "endless":
+            if self.command == "HEAD":
+                return self.answer(200, b"", [manifest_type])
+            # No length said: chunks until the reader stops reading.
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                chunk = b"%x\r\n%s\r\n" % (65536, b" " * 65536)
+                for _ in range(64 * MiB // 65536):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
         if behaviour == "slow":
             time.sleep(8)
             return self.answer(200, b"{}", [manifest_type])
@@ -513,8 +529,9 @@ def content_that_does_not_hash_to_the_digest_is_refused():
 
 @test
 def a_huge_answer_is_cut_at_the_cap_and_admits_unchecked():
-    code, r, _ = review(artifact_review("%s/huge/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
-    assert code == 0 and r["allowed"] and "(too-large" in warnings_of(r), r
+    for behaviour in ("huge", "endless"):
+        code, r, _ = review(artifact_review("%s/%s/m@%s" % (HOSTILE_AUTHORITY, behaviour, ZERO_DIGEST)))
+        assert code == 0 and r["allowed"] and "(too-large" in warnings_of(r), (behaviour, r)
 
 
 @test
@@ -641,6 +658,48 @@ def a_slow_registry_is_bounded_by_the_apiservers_timeout():
         r = post_review(s, artifact_review("r.example/m@" + ZERO_DIGEST.replace("sha256:", "sha256:")[:-1] + "1", uid="other"), "/validate?timeout=1s")
         assert "uid" in r
         assert s.metric('miw_registry_lookups_total{result="timeout"}') >= 1
+    finally:
+        s.stop()
+
+
+def peak_rss_mib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    raise AssertionError("no VmHWM for %d" % pid)
+
+
+@test
+def a_registry_answering_every_digest_with_megabytes_stays_inside_the_memory_limit():
+    # 48 reviews at once, each naming another digest the hostile registry
+    # answers with 64 MiB (said in Content-Length, or chunked without end): each
+    # look is cut at 4 MiB, and a few look at once.
+    s = registry_server("--registry-timeout", "4s")
+    try:
+        errors = []
+
+        def ask(i):
+            try:
+                digest = "sha256:%064x" % (i + 1)
+                behaviour = "huge" if i % 2 else "endless"
+                r = post_review(s, artifact_review("%s/%s/m@%s" % (HOSTILE_AUTHORITY, behaviour, digest), uid="h-%d" % i), "/validate?timeout=5s")
+                if not r["allowed"]:
+                    errors.append(r)
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(48)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors[:3]
+        peak = peak_rss_mib(s.proc.pid)
+        print("  peak RSS with 48 lookups of 64 MiB answers: %.1f MiB" % peak)
+        if not os.environ.get("MIW_SANITIZED"):
+            assert peak < 96, peak  # the shipped limit is 128 MiB (manifests/base/deployment.yaml)
+        assert s.metric('miw_registry_lookups_total{result="too-large"}') + s.metric('miw_registry_lookups_total{result="timeout"}') == 48
     finally:
         s.stop()
 
