@@ -15,6 +15,7 @@ namespace {
 class CountingFetcher : public RegistryFetcher {
 public:
     RegistryLookupStatus status = RegistryLookupStatus::found;
+    RegistryFailure failure = RegistryFailure::timeout;  // when unavailable
     std::chrono::milliseconds delay{0};
     mutable std::atomic<int> calls{0};
 
@@ -24,7 +25,7 @@ public:
         RegistryLookup out;
         out.status = status;
         if (status == RegistryLookupStatus::found) out.compressed_bytes = 42;
-        if (status == RegistryLookupStatus::unavailable) out.failure = RegistryFailure::timeout;
+        if (status == RegistryLookupStatus::unavailable) out.failure = failure;
         return out;
     }
 };
@@ -59,6 +60,17 @@ TEST_CASE("a miss or a failure is kept for the negative TTL only", "[registry_ca
         CHECK(cache.lookup_until("r/a@sha256:1", soon()).lookup.status == RegistryLookupStatus::found);
         CHECK(fetcher.calls == 2);
     }
+}
+
+TEST_CASE("a lookup the webhook was too busy to make is not kept: the registry said nothing", "[registry_cache]") {
+    CountingFetcher fetcher;
+    fetcher.status = RegistryLookupStatus::unavailable;
+    fetcher.failure = RegistryFailure::busy;
+    RegistryCache cache(fetcher, 30s);
+    CHECK(cache.lookup_until("r/a@sha256:1", soon()).lookup.failure == RegistryFailure::busy);
+    CHECK_FALSE(cache.cached("r/a@sha256:1").has_value());
+    CHECK(cache.lookup_until("r/a@sha256:1", soon()).origin == RegistryAnswerOrigin::fetched);
+    CHECK(fetcher.calls == 2);
 }
 
 TEST_CASE("the found digests kept are bounded, the least recently used going first", "[registry_cache]") {

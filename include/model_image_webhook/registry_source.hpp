@@ -38,6 +38,7 @@ enum class RegistryFailure : unsigned char {
     too_large,  // an answer over its cap (a manifest over 4 MiB)
     redirect,  // sent to another host
     bad_answer,  // unreadable manifest, index, token or challenge
+    busy,  // every lookup the webhook allows at once was taken until the deadline (not kept in the cache)
     // (an index without the --registry-platform entry is found, unsized)
 };
 

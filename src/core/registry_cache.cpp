@@ -15,6 +15,7 @@ std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view refe
 }
 
 void RegistryCache::remember_locked(const std::string& reference, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const {
+    if (lookup.failure == RegistryFailure::busy) return;  // the webhook's own crowd, not the registry's answer
     if (lookup.status != RegistryLookupStatus::found) {
         // Bounded whatever references requests bring: expired ones go first, then all.
         if (negative_.size() >= max_found_) {

@@ -35,6 +35,7 @@ std::string_view to_string(RegistryFailure failure) {
         case RegistryFailure::too_large: return "too-large";
         case RegistryFailure::redirect: return "redirect";
         case RegistryFailure::bad_answer: return "bad-answer";
+        case RegistryFailure::busy: return "busy";
     }
     return "none";
 }

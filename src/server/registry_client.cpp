@@ -488,8 +488,8 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadli
     // with 4 MiB cannot take more than kConcurrentLookups of them.
     if (!impl_->looking.try_acquire_until(deadline)) {
         RegistryLookup out;
-        out.failure = RegistryFailure::timeout;
-        out.detail = "every one of the " + std::to_string(kConcurrentLookups) + " registry lookups allowed at once was busy until the deadline";
+        out.failure = RegistryFailure::busy;
+        out.detail = "the webhook's " + std::to_string(kConcurrentLookups) + " registry lookups at once were all taken until the deadline";
         return out;
     }
     struct Release {
