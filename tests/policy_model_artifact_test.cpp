@@ -189,6 +189,62 @@ TEST_CASE("a tag beside the digest is allowed and warned about", "[policy_model_
     CHECK(d.warnings[0].size() <= 120);
 }
 
+namespace {
+
+// Answers by repository: "r.io/gone" has no such manifest, anything else is found.
+class ByRepository : public RegistrySource {
+public:
+    RegistryLookup lookup(std::string_view reference) const override {
+        ++calls;
+        RegistryLookup out;
+        out.status = reference.rfind("r.io/gone@", 0) == 0 ? RegistryLookupStatus::not_found : RegistryLookupStatus::found;
+        out.detail = "r.io answered 404 to HEAD";
+        return out;
+    }
+    mutable int calls = 0;
+};
+
+}  // namespace
+
+TEST_CASE("a ModelArtifact's digest is looked up in its registry on CREATE only, after the other rules", "[policy_model_artifact]") {
+    const std::string gone = "r.io/gone@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    struct Case {
+        const char* name;
+        AdmissionRequest req;
+        RegistryCheck mode;
+        bool allowed;
+        int lookups;
+        const char* says;  // in the message, or in the warnings when allowed
+    };
+    auto unchanged = image_source(gone);
+    unchanged.spec_unchanged = true;
+    const std::vector<Case> cases = {
+        {"deny refuses an unknown digest", request(Operation::create, image_source(gone)), RegistryCheck::deny, false, 1,
+         "spec.source.image.reference: Invalid value: \"r.io/gone@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4\": the registry has no manifest"},
+        {"warn admits it, saying what deny would do", request(Operation::create, image_source(gone)), RegistryCheck::warn, true, 1,
+         "--registry-check deny would refuse this (registry-manifest-unknown)"},
+        {"off asks nothing", request(Operation::create, image_source(gone)), RegistryCheck::off, true, 0, ""},
+        {"a found digest is admitted", request(Operation::create, image_source(kPinned)), RegistryCheck::deny, true, 1, ""},
+        {"a reference the rules refuse is never asked for", request(Operation::create, image_source("r.io/gone:v1")), RegistryCheck::deny, false, 0,
+         "digest"},
+        {"an unchanged UPDATE (a finalizer coming off) is never looked up", request(Operation::update, unchanged), RegistryCheck::deny, true, 0, ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PolicyConfig policy = config();
+            policy.registry_check = c.mode;
+            const ByRepository registry;
+            const Decision d = judge_model_artifact(c.req, policy, &registry);
+            CHECK(d.allowed == c.allowed);
+            CHECK(registry.calls == c.lookups);
+            std::string warnings;
+            for (const auto& w : d.warnings) warnings += w + "\n";
+            CHECK_THAT(c.allowed ? warnings : d.message, Catch::Contains(c.says));
+            if (!c.allowed && c.lookups == 1) CHECK(d.rule_annotation() == "registry-manifest-unknown");
+        }
+    }
+}
+
 TEST_CASE("the floor message names the floor and every alternative", "[policy_model_artifact]") {
     CHECK(apiserver_floor_problem(ApiserverVersion::from_text("v1.35.0")).empty());
     const std::string m = apiserver_floor_problem(ApiserverVersion::from_text("v1.33.4"));

@@ -92,6 +92,71 @@ TEST_CASE("objects that do not opt in are left alone", "[policy_pod]") {
     CHECK((d.allowed && d.patch.empty() && d.warnings.empty()));
 }
 
+namespace {
+
+// Answers by repository: "r.io/gone" has no such manifest, "r.io/forged"
+// returns other content, anything else is found, 2 GiB.
+class ByRepository : public RegistrySource {
+public:
+    RegistryLookup lookup(std::string_view reference) const override {
+        ++calls;
+        RegistryLookup out;
+        out.status = reference.rfind("r.io/gone@", 0) == 0     ? RegistryLookupStatus::not_found
+                     : reference.rfind("r.io/forged@", 0) == 0 ? RegistryLookupStatus::digest_mismatch
+                                                                 : RegistryLookupStatus::found;
+        if (out.status == RegistryLookupStatus::found) out.compressed_bytes = 2ull << 30;
+        out.detail = "what r.io answered";
+        return out;
+    }
+    mutable int calls = 0;
+};
+
+}  // namespace
+
+TEST_CASE("the image an opted-in object names is looked up in its registry", "[policy_pod]") {
+    const std::string digest = "@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    const std::string gone = "r.io/gone" + digest, forged = "r.io/forged" + digest, found = "r.io/qwen" + digest;
+    struct Case {
+        const char* name;
+        std::string ref;
+        RegistryCheck mode;
+        bool being_deleted;
+        bool allowed;
+        int lookups;
+        const char* rule;
+        const char* says;
+    };
+    const std::vector<Case> cases = {
+        {"an unknown image is refused under deny", gone, RegistryCheck::deny, false, false, 1, "registry-manifest-unknown",
+         "metadata.annotations[gpustack.ai/model-image]: \"r.io/gone@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4\": the registry has no manifest"},
+        {"content of another digest is refused under deny", forged, RegistryCheck::deny, false, false, 1, "registry-digest-mismatch", "hashes to another digest"},
+        {"warn delivers it, and says what deny would do", gone, RegistryCheck::warn, false, true, 1, "", "would refuse this (registry-manifest-unknown)"},
+        {"a found image is delivered with its size", found, RegistryCheck::deny, false, true, 1, "", "the model image is 2.0 GiB compressed; about 3.6 GiB"},
+        {"an object being deleted is not looked up", gone, RegistryCheck::deny, true, true, 0, "", ""},
+        {"off asks nothing", gone, RegistryCheck::off, false, true, 0, "", ""},
+    };
+    for (const auto& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            PodSpecView s = spec_at();
+            s.containers.push_back(container("vllm"));
+            WorkloadView w = opted_in({s}, true, c.ref);
+            w.being_deleted = c.being_deleted;
+            PolicyConfig policy = config();
+            policy.registry_check = c.mode;
+            const ByRepository registry;
+            const Decision d = render_model_delivery(request(), w, policy, nullptr, nullptr, &registry);
+            CHECK(d.allowed == c.allowed);
+            CHECK(registry.calls == c.lookups);
+            CHECK(d.rule_annotation() == c.rule);
+            if (!c.allowed) CHECK(d.code == 403);
+            if (c.allowed) CHECK_FALSE(d.patch.empty());
+            std::string warnings;
+            for (const auto& warning : d.warnings) warnings += warning + "\n";
+            CHECK_THAT(c.allowed ? warnings : d.message, Catch::Contains(c.says));
+        }
+    }
+}
+
 TEST_CASE("a bare Pod gets the volume and the mount as whole arrays", "[policy_pod]") {
     PodSpecView s = spec_at();
     s.containers.push_back(container("vllm"));

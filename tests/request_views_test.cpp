@@ -82,6 +82,17 @@ TEST_CASE("a Pod's views are read for the rules it is routed to", "[request_view
         REQUIRE(spec.containers[0].args.size() == 3);
         CHECK((spec.containers[0].args[1].is_string && spec.containers[0].args[1].text == "x"));
         CHECK_FALSE(spec.containers[0].args[2].is_string);  // a number stays what it is
+        CHECK_FALSE(w.being_deleted);
+    }
+    SECTION("an object being deleted says so: its finalizers coming off are not looked up in a registry") {
+        const std::string deployment = R"({"metadata":{"name":"d","deletionTimestamp":"2026-12-05T08:00:00Z","finalizers":["foregroundDeletion"],)"
+                                       R"("labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":"r.io/m@sha256:abc"}},)"
+                                       R"("spec":{"template":{"spec":{"containers":[{"name":"c"}]}}}})";
+        Read r;
+        read(r, request("apps", "Deployment", "UPDATE", deployment), Endpoint::mutate);
+        REQUIRE_FALSE(r.error);
+        REQUIRE(r.req.workload);
+        CHECK(r.req.workload->being_deleted);
     }
     SECTION("an environment variable's name and value, as Go's decoder keeps them") {
         Read r;

@@ -141,6 +141,9 @@ struct WorkloadView {
     bool has_model_artifact = false;  // gpustack.ai/model-artifact (artifact_reference.hpp)
     std::string_view model_artifact;
     bool has_kueue_preferred_topology = false;  // the object's own annotation
+    // metadata.deletionTimestamp is set: the UPDATEs left are finalizers
+    // coming off, which nothing that has changed since creation may block.
+    bool being_deleted = false;
     std::vector<PodSpecView> pod_specs;
 };
 

@@ -512,6 +512,7 @@ std::optional<RequestError> read_workload(const Value& object, const std::vector
     if (auto e = read_annotation(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers)) return e;
     if (auto e = read_annotation(annotations, kModelArtifactAnnotation, out.has_model_artifact, out.model_artifact)) return e;
     out.has_kueue_preferred_topology = member(annotations, kKueuePreferredTopologyAnnotation) != nullptr;
+    if (const Value* deletion = member(metadata, "deletionTimestamp"); deletion != nullptr && !deletion->IsNull()) out.being_deleted = true;
     // Objects that do not opt in are not rendered: their pod specs are not read.
     if (!pod_specs_always && out.opt_in_label != kOptInValue) return std::nullopt;
     for (std::string_view pointer : locations) {
