@@ -698,7 +698,7 @@ def a_registry_answering_every_digest_with_megabytes_stays_inside_the_memory_lim
         peak = peak_rss_mib(s.proc.pid)
         print("  peak RSS with 48 lookups of 64 MiB answers: %.1f MiB" % peak)
         if not os.environ.get("MIW_SANITIZED"):
-            assert peak < 96, peak  # the shipped limit is 128 MiB (manifests/base/deployment.yaml)
+            assert peak < 96, peak  # the shipped limit is 160 MiB (manifests/base/deployment.yaml); the budget gives lookups 20 MiB
         assert sum(s.metric('miw_registry_lookups_total{result="%s"}' % kind) for kind in ("too-large", "timeout", "busy")) == 48
     finally:
         s.stop()
