@@ -8,6 +8,9 @@
 #
 #   bash bench/alternate.sh CASE ROUNDS BUILD...
 #   bash bench/alternate.sh mutate-large 3 /tmp/before/model-image-webhook build/model-image-webhook
+#   bash bench/alternate.sh mutate-small 3 build/model-image-webhook "build/model-image-webhook --registry-check=warn"
+#
+# A BUILD may carry flags of its own after the binary, in one argument.
 #
 # CASE is a body of ../shared/bench/bodies (validate, validate-kubectl,
 # mutate-small, mutate-kubectl, mutate-large). SECONDS_EACH (6) sets a run's length.
@@ -32,7 +35,8 @@ seconds=${SECONDS_EACH:-6}
 
 measure() {
   local build=$1 port=$((19500 + RANDOM % 400)) pid n f0 f1 c0 c1 hwm
-  taskset -c 0 "$build" serve --listen 127.0.0.1:$port --tls-cert "$work/certs/ecdsa/tls.crt" --tls-key "$work/certs/ecdsa/tls.key" \
+  # shellcheck disable=SC2086  # the binary, then the build's own flags
+  taskset -c 0 ${build%% *} serve ${build#"${build%% *}"} --listen 127.0.0.1:$port --tls-cert "$work/certs/ecdsa/tls.crt" --tls-key "$work/certs/ecdsa/tls.key" \
     --kube-version v1.35.0 --shutdown-delay 0s >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 50); do curl -s --cacert "$work/certs/ca.crt" "https://localhost:$port/healthz" >/dev/null && break; sleep 0.1; done

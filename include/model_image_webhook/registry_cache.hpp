@@ -63,6 +63,11 @@ private:
         std::chrono::steady_clock::time_point expires;
     };
     using FoundList = std::list<std::pair<std::string, RegistryLookup>>;
+    // Found by a string_view of the request, without a copy of the reference.
+    struct TransparentHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
 
     std::optional<RegistryLookup> cached_locked(std::string_view reference, std::chrono::steady_clock::time_point now) const;
     void remember_locked(const std::string& reference, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const;
@@ -73,7 +78,7 @@ private:
     mutable std::mutex mutex_;
     mutable FoundList found_;  // most recently used first
     mutable std::unordered_map<std::string_view, FoundList::iterator> found_index_;  // keys view found_'s strings
-    mutable std::unordered_map<std::string, Negative> negative_;
+    mutable std::unordered_map<std::string, Negative, TransparentHash, std::equal_to<>> negative_;
     mutable std::unordered_map<std::string, std::shared_ptr<Flight>> in_flight_;
 };
 

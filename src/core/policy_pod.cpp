@@ -391,14 +391,15 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
 
     std::vector<std::string> warnings;
     for (auto& warning : check.warnings) warnings.push_back(warning.prefix(annotation_field(kModelImageAnnotation) + ": ").text());
-    // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
-    const std::string field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
     // An object being deleted is not looked up: an image removed from its
     // registry since must not hold its workload's finalizers, and its deletion.
-    const RegistryCheck registry_check = w.being_deleted ? RegistryCheck::off : config.registry_check;
-    RegistryVerdict registry_verdict = check_in_registry(field, w.model_image, registry_check, registry);
-    if (registry_verdict.refusal) return forbidden(field + ": " + quote_value(w.model_image) + ": " + *registry_verdict.refusal, *registry_verdict.rule);
-    for (std::string& warning : registry_verdict.warnings) warnings.push_back(std::move(warning));
+    if (config.registry_check != RegistryCheck::off && registry != nullptr && !w.being_deleted) {
+        // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
+        const std::string field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
+        RegistryVerdict registry_verdict = check_in_registry(field, w.model_image, config.registry_check, registry);
+        if (registry_verdict.refusal) return forbidden(field + ": " + quote_value(w.model_image) + ": " + *registry_verdict.refusal, *registry_verdict.rule);
+        for (std::string& warning : registry_verdict.warnings) warnings.push_back(std::move(warning));
+    }
     const std::vector<std::string_view> names = selected_container_names(w);
     const std::vector<std::string_view> sorted_names = sorted_unique(names);
     JsonPatch patch;

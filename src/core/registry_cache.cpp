@@ -7,7 +7,7 @@ std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view refe
         found_.splice(found_.begin(), found_, it->second);
         return it->second->second;
     }
-    if (const auto it = negative_.find(std::string(reference)); it != negative_.end()) {
+    if (const auto it = negative_.find(reference); it != negative_.end()) {
         if (it->second.expires > now) return it->second.lookup;
         negative_.erase(it);
     }
@@ -41,11 +41,12 @@ std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) 
 }
 
 RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline) const {
-    const std::string key(reference);
+    std::string key;  // made only past the cache: a hit copies nothing
     std::shared_ptr<Flight> flight;
     {
         std::unique_lock lock(mutex_);
         if (auto known = cached_locked(reference, std::chrono::steady_clock::now())) return {std::move(*known), RegistryAnswerOrigin::cache};
+        key.assign(reference);
         if (const auto it = in_flight_.find(key); it != in_flight_.end()) {
             // Another review is looking: wait for its answer.
             std::shared_ptr<Flight> shared = it->second;

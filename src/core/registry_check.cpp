@@ -41,13 +41,19 @@ std::string_view to_string(RegistryFailure failure) {
 }
 
 std::string format_bytes(std::uint64_t bytes) {
-    constexpr double kMiB = 1024.0 * 1024.0;
-    constexpr double kGiB = kMiB * 1024.0;
-    char text[48];
-    if (bytes >= static_cast<std::uint64_t>(kGiB)) std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / kGiB);
-    else if (bytes >= static_cast<std::uint64_t>(kMiB)) std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / kMiB);
-    else std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
-    return text;
+    // Tenths by integer arithmetic, rounded half up: every review of a found
+    // image formats two sizes, and printf's floating point cost more than
+    // the lookup itself.
+    constexpr std::uint64_t kMiB = 1024ull * 1024;
+    constexpr std::uint64_t kGiB = kMiB * 1024;
+    const auto tenths = [](std::uint64_t value, std::uint64_t unit, std::string_view name) {
+        const unsigned __int128 scaled = (static_cast<unsigned __int128>(value) * 10 + unit / 2) / unit;
+        const auto whole = static_cast<std::uint64_t>(scaled / 10);
+        return std::to_string(whole) + "." + static_cast<char>('0' + static_cast<int>(scaled % 10)) + " " + std::string(name);
+    };
+    if (bytes >= kGiB) return tenths(bytes, kGiB, "GiB");
+    if (bytes >= kMiB) return tenths(bytes, kMiB, "MiB");
+    return std::to_string(bytes) + " bytes";
 }
 
 namespace {

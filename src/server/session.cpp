@@ -436,11 +436,13 @@ private:
         // the registry. The review reads the body in place, so it reads a copy
         // (a large body goes to the pool at once rather than be copied).
         if (request_.body.size() > kMostBodyCopiedForCache) return route_off_io_thread();
-        std::string kept = request_.body;
+        // The thread's copy keeps its capacity from one request to the next: no allocation once warm.
+        thread_local std::string kept;
+        kept.assign(request_.body);
         HttpAnswer a = route(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_,
                              RegistryReach::cache_only);
         if (!a.needs_registry_look) return post_answer(std::move(a));
-        request_.body = std::move(kept);
+        request_.body.assign(kept);
         route_off_io_thread();
     }
 
