@@ -1,6 +1,7 @@
 #include "registry_client.hpp"
 
 #include "client_tls.hpp"
+#include "name_resolution.hpp"
 
 #include "model_image_webhook/registry_answers.hpp"
 #include "model_image_webhook/registry_location.hpp"
@@ -71,7 +72,7 @@ public:
     template <class... StreamArgs>
     Exchange(const Endpoint& endpoint, http::verb method, const std::string& target, const std::string& authorization, std::string_view accept,
              std::size_t max_body, StreamArgs&&... stream_args)
-        : endpoint_(endpoint), resolver_(io_), stream_(io_, std::forward<StreamArgs>(stream_args)...) {
+        : endpoint_(endpoint), stream_(io_, std::forward<StreamArgs>(stream_args)...) {
         request_.version(11);
         request_.method(method);
         request_.target(target);
@@ -88,19 +89,18 @@ public:
         if constexpr (kTls) {
             if (!expect_peer_name(stream_.native_handle(), endpoint_.host)) return failed(RegistryFailure::tls, "cannot check the certificate against \"" + endpoint_.host + "\"");
         }
-        resolver_.async_resolve(endpoint_.host, endpoint_.port, [this](boost::system::error_code e, tcp::resolver::results_type results) {
-            if (e) return done(RegistryFailure::unreachable, "cannot resolve " + endpoint_.host + ": " + e.message());
-            beast::get_lowest_layer(stream_).async_connect(results, [this](boost::system::error_code e2, const tcp::endpoint&) {
-                if (e2) return done(RegistryFailure::unreachable, "cannot connect to " + endpoint_.authority + ": " + e2.message());
-                if constexpr (kTls) {
-                    stream_.async_handshake(ssl::stream_base::client, [this](boost::system::error_code e3) {
-                        if (e3) return done(RegistryFailure::tls, handshake_failure(e3));
-                        send();
-                    });
-                } else {
+        const Resolved resolved = resolve_until(endpoint_.host, endpoint_.port, deadline);
+        if (resolved.endpoints.empty()) return failed(resolved.timed_out ? RegistryFailure::timeout : RegistryFailure::unreachable, resolved.error);
+        beast::get_lowest_layer(stream_).async_connect(resolved.endpoints, [this](boost::system::error_code e, const tcp::endpoint&) {
+            if (e) return done(RegistryFailure::unreachable, "cannot connect to " + endpoint_.authority + ": " + e.message());
+            if constexpr (kTls) {
+                stream_.async_handshake(ssl::stream_base::client, [this](boost::system::error_code e2) {
+                    if (e2) return done(RegistryFailure::tls, handshake_failure(e2));
                     send();
-                }
-            });
+                });
+            } else {
+                send();
+            }
         });
         io_.run_until(deadline);
         if (!finished_) return failed(RegistryFailure::timeout, "no answer from " + endpoint_.authority + " within the time allowed");
@@ -154,7 +154,6 @@ private:
 
     const Endpoint& endpoint_;
     net::io_context io_;
-    tcp::resolver resolver_;
     Stream stream_;
     http::request<http::empty_body> request_;
     beast::flat_buffer buffer_{16u << 10};
