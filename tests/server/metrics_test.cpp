@@ -100,3 +100,35 @@ TEST_CASE("a label value is escaped as the exposition format asks", "[metrics]")
     m.set_apiserver_version("v1\"2\\3\n");
     CHECK_THAT(m.render(), Catch::Contains(R"(miw_apiserver_version_info{version="v1\"2\\3\n"} 1)"));
 }
+
+TEST_CASE("registry lookups are counted by result, cache hits apart, looks timed", "[metrics]") {
+    Metrics m;
+    miw::RegistryLookup found;
+    found.status = miw::RegistryLookupStatus::found;
+    miw::RegistryLookup missing;
+    missing.status = miw::RegistryLookupStatus::not_found;
+    miw::RegistryLookup refused;
+    refused.failure = miw::RegistryFailure::unauthorized;
+    miw::RegistryLookup limited;
+    limited.failure = miw::RegistryFailure::rate_limited;
+    m.registry_lookup(found, false, 0.004);
+    m.registry_lookup(found, true, 0);
+    m.registry_lookup(found, true, 0);
+    m.registry_lookup(missing, false, 0.3);
+    m.registry_lookup(refused, false, 7.0);
+    m.registry_lookup(limited, true, 0);
+    const std::string text = m.render();
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookups_total{result=\"found\"} 3\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookups_total{result=\"not-found\"} 1\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookups_total{result=\"unauthorized\"} 1\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookups_total{result=\"rate-limited\"} 1\n"));
+    CHECK_THAT(text, !Catch::Contains("miw_registry_lookups_total{result=\"timeout\"}"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_cache_hits_total 3\n"));
+    // Only looks are timed: three, at 4 ms, 0.3 s and 7 s.
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookup_duration_seconds_bucket{le=\"0.005\"} 1\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookup_duration_seconds_bucket{le=\"0.5\"} 2\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookup_duration_seconds_bucket{le=\"10\"} 3\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookup_duration_seconds_bucket{le=\"+Inf\"} 3\n"));
+    CHECK_THAT(text, Catch::Contains("miw_registry_lookup_duration_seconds_count 3\n"));
+    CHECK_THAT(text, Catch::Contains("# TYPE miw_registry_lookup_duration_seconds histogram\n"));
+}

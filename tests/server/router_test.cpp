@@ -107,6 +107,59 @@ TEST_CASE("the mode paths force their mode; the others take the configured one",
     }
 }
 
+namespace {
+
+// A registry that has every digest, counting its looks.
+class EveryDigest : public RegistryFetcher {
+public:
+    RegistryLookup fetch(std::string_view, Deadline) const override {
+        ++looks;
+        RegistryLookup found;
+        found.status = RegistryLookupStatus::found;
+        found.compressed_bytes = 3ull << 30;
+        return found;
+    }
+    mutable int looks = 0;
+};
+
+std::string artifact_review(const std::string& reference) {
+    return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"worker.gpustack.ai","version":"v1alpha1","kind":"ModelArtifact"},"name":"q","operation":"CREATE","object":{"metadata":{"name":"q"},"spec":{"source":{"image":{"reference":")" +
+           reference + R"("}}}}}})";
+}
+
+}  // namespace
+
+TEST_CASE("with the cache alone, a review naming a digest it lacks asks to be routed again", "[router]") {
+    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    PolicyConfig policy = floor_policy();
+    policy.registry_check = RegistryCheck::deny;
+    ServerState state(policy);
+    const EveryDigest registry;
+    const RegistryCache cache(registry, std::chrono::seconds(30));
+    state.registry = &cache;
+
+    std::string body = artifact_review(reference);
+    const HttpAnswer missed = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(),
+                                    RegistryReach::cache_only);
+    CHECK(missed.needs_registry_look);
+    CHECK(missed.body.empty());
+    CHECK(registry.looks == 0);
+
+    body = artifact_review(reference);
+    const HttpAnswer looked = route(state, Port::admission, "POST", "/validate", "application/json", body);
+    CHECK_FALSE(looked.needs_registry_look);
+    CHECK_THAT(looked.body, Catch::Contains("the model image is 3.0 GiB compressed"));
+    CHECK(registry.looks == 1);
+
+    body = artifact_review(reference);
+    const HttpAnswer cached = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(),
+                                    RegistryReach::cache_only);
+    CHECK_FALSE(cached.needs_registry_look);
+    CHECK(cached.body == looked.body);
+    CHECK(registry.looks == 1);
+    CHECK_THAT(state.metrics.render(), Catch::Contains("miw_registry_cache_hits_total 1\n"));
+}
+
 TEST_CASE("readyz says what it waits for", "[router]") {
     PolicyConfig policy;
     ServerState state(policy);
