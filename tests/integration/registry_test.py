@@ -131,14 +131,16 @@ TOKEN_REALM = "https://127.0.0.1:%d/token" % TOKEN_SERVER.server_address[1]
 class Registry:
     """One docker-registry process on a loopback port."""
 
-    def __init__(self, name, auth):
+    def __init__(self, name, auth, tls=True):
         self.dir = os.path.join(WORK, name)
         os.makedirs(self.dir)
         self.port = free_port()
         self.authority = "127.0.0.1:%d" % self.port
+        self.tls = tls
         config = ["version: 0.1", "log:", "  level: warn", "  accesslog:", "    disabled: true", "storage:", "  filesystem:",
-                  "    rootdirectory: " + os.path.join(self.dir, "data"), "http:", "  addr: " + self.authority, "  secret: miw-test",
-                  "  tls:", "    certificate: " + os.path.join(CERTS, "tls.crt"), "    key: " + os.path.join(CERTS, "tls.key")]
+                  "    rootdirectory: " + os.path.join(self.dir, "data"), "http:", "  addr: " + self.authority, "  secret: miw-test"]
+        if tls:
+            config += ["  tls:", "    certificate: " + os.path.join(CERTS, "tls.crt"), "    key: " + os.path.join(CERTS, "tls.key")]
         config += auth(self)
         path = os.path.join(self.dir, "config.yml")
         with open(path, "w") as f:
@@ -171,6 +173,10 @@ def htpasswd_auth(registry):
     return ["auth:", "  htpasswd:", "    realm: miw-test", "    path: " + path]
 
 
+def no_auth(registry):
+    return []
+
+
 def token_auth(registry):
     return ["auth:", "  token:", "    realm: " + TOKEN_REALM, "    service: miw-test-registry", "    issuer: miw-test-issuer",
             "    rootcertbundle: " + SIGNING_CERT]
@@ -196,7 +202,10 @@ class Client:
             headers["Authorization"] = "Bearer " + self.tokens[scope]
         else:
             headers["Authorization"] = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
-        conn = http.client.HTTPSConnection("127.0.0.1", self.registry.port, context=tls_context(), timeout=10)
+        if self.registry.tls:
+            conn = http.client.HTTPSConnection("127.0.0.1", self.registry.port, context=tls_context(), timeout=10)
+        else:
+            conn = http.client.HTTPConnection("127.0.0.1", self.registry.port, timeout=10)
         conn.request(method, path, body=body, headers=headers)
         resp = conn.getresponse()
         data = resp.read()
@@ -248,6 +257,7 @@ class Client:
 
 BASIC = Registry("basic", htpasswd_auth)
 TOKEN = Registry("token", token_auth)
+PLAIN = Registry("plain", no_auth, tls=False)  # an air-gapped mirror without TLS
 
 # The images: on the Basic registry, a model of three layers; on the token
 # registry, a public one (anonymous pull, as Docker Hub grants) and a
@@ -257,6 +267,7 @@ BASIC_IMAGE, BASIC_BYTES, _ = Client(BASIC).push_image("models/qwen", [3 * MiB, 
 PUBLIC_IMAGE, PUBLIC_BYTES, PUBLIC_MANIFEST_BYTES = Client(TOKEN).push_image("public/llama", [2 * MiB], token=True)
 PRIVATE_IMAGE, PRIVATE_BYTES, _ = Client(TOKEN).push_image("private/mistral", [1 * MiB], token=True)
 ARM_IMAGE, ARM_BYTES, ARM_MANIFEST_BYTES = Client(TOKEN).push_image("public/llama", [5 * MiB], token=True)
+PLAIN_IMAGE, _, _ = Client(PLAIN).push_image("models/phi", [1 * MiB])
 INDEX = Client(TOKEN).push_index("public/llama", [({"os": "linux", "architecture": "amd64"}, PUBLIC_IMAGE, PUBLIC_MANIFEST_BYTES),
                                                   ({"os": "linux", "architecture": "arm64", "variant": "v8"}, ARM_IMAGE, ARM_MANIFEST_BYTES)],
                                  token=True)
@@ -521,6 +532,17 @@ def plain_http_is_only_for_registries_named_insecure():
 
 
 @test
+def a_plain_http_registry_is_asked_only_when_named_insecure():
+    code, r, _ = review(artifact_review(ref(PLAIN, "models/phi", PLAIN_IMAGE)), "--registry-insecure", "other.example," + PLAIN.authority)
+    assert code == 0 and "the model image is 1.0 MiB compressed" in warnings_of(r), r
+    code, r, _ = review(artifact_review(ref(PLAIN, "models/phi", ZERO_DIGEST)), "--registry-insecure", PLAIN.authority)
+    assert code == 1 and "registry has no manifest for this digest" in r["status"]["message"], r
+    # Not named: TLS is asked of it, and it has none; nothing is sent in the clear.
+    code, r, _ = review(artifact_review(ref(PLAIN, "models/phi", ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(tls" in warnings_of(r), r
+
+
+@test
 def content_that_does_not_hash_to_the_digest_is_refused():
     code, r, _ = review(artifact_review("%s/forged/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
     assert code == 1 and not r["allowed"], r
@@ -734,7 +756,7 @@ def serve_refuses_an_unreadable_registry_ca_at_start_up():
 
 
 def cleanup():
-    for r in (BASIC, TOKEN):
+    for r in (BASIC, TOKEN, PLAIN):
         r.stop()
     shutil.rmtree(WORK, ignore_errors=True)
     shutil.rmtree(st.WORK, ignore_errors=True)
