@@ -732,8 +732,13 @@ def the_server_never_logs_registry_credentials():
     try:
         r = post_review(s, artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)))
         assert r["allowed"] and "6.0 MiB compressed" in "\n".join(r["warnings"]), r
+        TokenHandler.requests.clear()
         r = post_review(s, artifact_review(ref(TOKEN, "private/mistral", PRIVATE_IMAGE)))
         assert r["allowed"] and "1.0 MiB compressed" in "\n".join(r["warnings"]), r
+        # Another digest of the same repository: the token is kept for its lifetime, not fetched again.
+        r = post_review(s, artifact_review(ref(TOKEN, "private/mistral", ZERO_DIGEST)))
+        assert not r["allowed"] and "registry has no manifest" in r["status"]["message"], r
+        assert len(TokenHandler.requests) == 1, TokenHandler.requests
         output = s.output()
     finally:
         s.stop()
