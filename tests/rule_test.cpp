@@ -72,7 +72,9 @@ TEST_CASE("docs/rules.md documents exactly the registered rules", "[rule]") {
 TEST_CASE("each identifier is written once in the core, where its rule is defined", "[rule]") {
     std::vector<std::filesystem::path> files;
     for (const char* dir : {"/include/model_image_webhook", "/src/core"}) {
-        for (const auto& entry : std::filesystem::directory_iterator(std::string(MIW_SOURCE_DIR) + dir)) files.push_back(entry.path());
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(MIW_SOURCE_DIR) + dir)) {
+            if (entry.is_regular_file()) files.push_back(entry.path());
+        }
     }
     for (const Rule* rule : rule_registry()) {
         const std::string quoted = "\"" + std::string(rule->id) + "\"";
