@@ -220,4 +220,16 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     return answer;
 }
 
+std::optional<HttpAnswer> route_from_registry_cache(ServerState& state, Port port, std::string_view method, std::string_view target,
+                                                    std::string_view content_type, std::string& body, std::chrono::steady_clock::time_point received) {
+    constexpr std::size_t kMostBodyCopied = 256u << 10;
+    if (body.size() > kMostBodyCopied) return std::nullopt;
+    thread_local std::string kept;
+    kept.assign(body);
+    HttpAnswer a = route(state, port, method, target, content_type, body, received, RegistryReach::cache_only);
+    if (!a.needs_registry_look) return a;
+    body.assign(kept);
+    return std::nullopt;
+}
+
 }  // namespace miw::server

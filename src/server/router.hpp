@@ -34,6 +34,14 @@ enum class Port { admission, metrics_only };
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
                  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now(), RegistryReach reach = RegistryReach::look);
 
+// With --registry-check on: the request answered from the registry cache
+// alone, on this thread; nullopt when a digest it names is not cached yet,
+// the body then left as it came, for route() on a thread that may wait. The
+// review parses the body in place, so it reads a copy the thread keeps (no
+// allocation once warm); a body over 256 KiB is not copied: nullopt at once.
+std::optional<HttpAnswer> route_from_registry_cache(ServerState& state, Port port, std::string_view method, std::string_view target,
+                                                    std::string_view content_type, std::string& body, std::chrono::steady_clock::time_point received);
+
 // RFC 9112 3.2.2: a request in absolute form ("https://host/validate?timeout=10s")
 // is taken by its path and query; any other target as it is.
 std::string_view origin_form(std::string_view target);

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace miw::server {
 
@@ -26,5 +27,20 @@ struct ServerLimits {
     // Content-Length is counted from its header until its answer is sent).
     std::size_t max_body_bytes_in_flight = 24u << 20;
 };
+
+// The limits each connection is held to that no flag sets.
+// The largest refused body that is still read to its end before the 413.
+inline constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
+// What is read at once when a request's bytes are already there, and how much
+// of a request is taken that way before the rest goes through the event loop
+// (so that one large body does not hold up the other connections).
+inline constexpr std::size_t kReadChunkBytes = 16u << 10;
+inline constexpr std::size_t kArrivedReadBytes = 64u << 10;
+// What a connection waiting for its next request reads into. Kept between
+// requests (a connection that waits holds it anyway); a buffer grown past it
+// for a large request is given back.
+inline constexpr std::size_t kWaitReadBytes = 4u << 10;
+// How long shutdown leaves a connection that has not yet sent its first request.
+inline constexpr std::chrono::seconds kNewConnectionGrace{1};
 
 }  // namespace miw::server

@@ -1,10 +1,12 @@
 // One connection's life as one state machine (handshaking, waiting, reading,
-// answering), with every deadline, limit and budget it is held to. It is kept
-// in one file, over the 400 lines others keep to, because its states share
-// the connection's buffers and deadlines and read best in the order a
-// connection goes through them; the piece that stands alone (the framing
-// check) is at the top, and the request's head is read by request_parser.hpp.
+// answering), with every deadline, limit and budget it is held to, in the
+// order a connection goes through them. What stands alone is elsewhere: the
+// request's head (request_parser.hpp), its framing (request_framing.hpp), the
+// answer's head (answer_head.hpp), the sessions' bookkeeping (session_registry.cpp).
 #include "session.hpp"
+
+#include "answer_head.hpp"
+#include "request_framing.hpp"
 
 #include "body_buffers.hpp"
 #include "log.hpp"
@@ -30,63 +32,9 @@ namespace net = boost::asio;
 namespace ssl = net::ssl;
 using tcp = net::ip::tcp;
 
-void SessionRegistry::add(std::weak_ptr<SessionBase> session) {
-    std::lock_guard lock(mutex_);
-    if (++adds_since_sweep_ >= 256) {
-        sessions_.remove_if([](const auto& w) { return w.expired(); });
-        adds_since_sweep_ = 0;
-    }
-    sessions_.push_back(std::move(session));
-}
-
-bool BytesInFlight::reserve(std::size_t bytes) {
-    std::size_t current = in_flight_.load(std::memory_order_relaxed);
-    do {
-        if (bytes > limit_ || current > limit_ - bytes) return false;
-    } while (!in_flight_.compare_exchange_weak(current, current + bytes, std::memory_order_relaxed));
-    return true;
-}
-
-void SessionRegistry::close_idle() {
-    std::lock_guard lock(mutex_);
-    for (const auto& w : sessions_) {
-        if (auto s = w.lock()) s->close_if_idle();
-    }
-}
-
 namespace {
 
-// The largest refused body that is still read to its end before the 413.
-constexpr std::uint64_t kMaxDrainedBody = 64u << 20;
-// What is read at once when a request's bytes are already there, and how much
-// of a request is taken that way before the rest goes through the event loop
-// (so that one large body does not hold up the other connections).
-constexpr std::size_t kReadChunkBytes = 16u << 10;
-constexpr std::size_t kArrivedReadBytes = 64u << 10;
-// What a connection waiting for its next request reads into. Kept between
-// requests (a connection that waits holds it anyway); a buffer grown past it
-// for a large request is given back.
-constexpr std::size_t kWaitReadBytes = 4u << 10;
-// How long shutdown leaves a connection that has not yet sent its first request.
-constexpr std::chrono::seconds kNewConnectionGrace{1};
-
-// Errors that end a connection without an answer: the peer went away, or
-// a deadline passed while nothing was being asked.
-bool is_quiet_close(const beast::error_code& ec) {
-    return ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout || ec == net::error::operation_aborted ||
-           ec == net::error::connection_reset || ec == ssl::error::stream_truncated || ec == http::error::partial_message;
-}
-
 using TcpStream = beast::basic_stream<tcp, net::io_context::executor_type>;
-
-// RFC 9112 6.1 and 6.3: a request whose framing is anything but a Content-Length
-// or exactly one "chunked" coding is refused, and its connection closed, since
-// a server and a proxy in front of it could tell its end differently.
-std::optional<std::string> framing_problem(const RequestHead& head) {
-    if (head.transfer_encodings > 1 || !head.only_chunked) return std::string("Transfer-Encoding must be exactly \"chunked\" (or absent, with a Content-Length)");
-    if (head.version >= 11 && head.hosts != 1) return std::string("an HTTP/1.1 request carries exactly one Host header");
-    return std::nullopt;
-}
 
 template <bool Tls>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Tls>> {
@@ -368,7 +316,7 @@ private:
             // A client still sending the body would fail on a closed socket
             // before it reads the 413: take in what it announced (up to a
             // bound, within the read deadline) before answering.
-            const auto announced = announced_length();
+            const auto announced = announced_length(request_);
             if (announced && *announced <= kMaxDrainedBody) {
                 drain_left_ = *announced > buffer_.size() ? *announced - buffer_.size() : 0;
                 buffer_.consume(buffer_.size());
@@ -379,19 +327,6 @@ private:
         if (ec == http::error::header_limit) return answer_error(431, "the request header is too large\n");
         if (is_quiet_close(ec)) return shutdown();
         answer_error(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
-    }
-
-    // Content-Length as the client sent it. The parser's own figure may not be
-    // asked for once it has stopped at the limit (its header is unfinished).
-    std::optional<std::uint64_t> announced_length() {
-        const std::string_view text = request_.content_length;
-        if (text.empty() || text.size() > 19) return std::nullopt;
-        std::uint64_t n = 0;
-        for (char c : text) {
-            if (c < '0' || c > '9') return std::nullopt;
-            n = n * 10 + static_cast<std::uint64_t>(c - '0');
-        }
-        return n;
     }
 
     void drain_body() {
@@ -431,22 +366,13 @@ private:
                               origin_form(request_.target).rfind("/validate", 0) == 0;
         if (may_wait) return route_off_io_thread();
         if (context_.state.registry == nullptr || context_.blocking == nullptr || port_ != Port::admission) return post_answer(route_request());
-        // --registry-check: reviewed here when the cache knows every digest
-        // the request names; else again on the pool, where it may wait for
-        // the registry. The review reads the body in place, so it reads a copy
-        // (a large body goes to the pool at once rather than be copied).
-        if (request_.body.size() > kMostBodyCopiedForCache) return route_off_io_thread();
-        // The thread's copy keeps its capacity from one request to the next: no allocation once warm.
-        thread_local std::string kept;
-        kept.assign(request_.body);
-        HttpAnswer a = route(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_,
-                             RegistryReach::cache_only);
-        if (!a.needs_registry_look) return post_answer(std::move(a));
-        request_.body.assign(kept);
+        // --registry-check: answered here when the cache knows every digest
+        // the request names; else on the pool, where a review may wait.
+        std::optional<HttpAnswer> cached =
+            route_from_registry_cache(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_);
+        if (cached) return post_answer(std::move(*cached));
         route_off_io_thread();
     }
-
-    static constexpr std::size_t kMostBodyCopiedForCache = 256u << 10;
 
     void route_off_io_thread() {
         net::post(*context_.blocking, [self = this->shared_from_this()] { self->post_answer(self->route_request()); });
@@ -474,12 +400,9 @@ private:
         write(std::move(a), keep_alive, head);
     }
 
-    // The answer's head is written here rather than by Beast's serializer: it
-    // has at most five fields, known in advance, and goes out with the body in
-    // one write (one TLS record for a small answer). A body that fits in a
-    // record is copied after the head, into one string for both (one of the
-    // thread's kept strings when it is a KiB or more); a larger one is written
-    // where it lies.
+    // The head and a body that fits in a TLS record go out as one string (one
+    // of the thread's kept strings when it is a KiB or more); a larger body is
+    // written where it lies.
     static constexpr std::size_t kHeadRoom = 256;
     void write(HttpAnswer a, bool keep_alive, bool head) {
         // A HEAD answer's head is the GET answer's, its Content-Length too; no body follows.
@@ -488,22 +411,7 @@ private:
         const bool one_piece = a.body.size() <= TlsStream::kRecordBytes;
         head_.clear();
         if (const std::size_t room = kHeadRoom + (one_piece ? a.body.size() : 0); head_.capacity() < room) thread_body_buffers().reserve(head_, room);
-        head_ += "HTTP/1.1 ";
-        char digits[24];
-        head_.append(digits, std::to_chars(digits, digits + sizeof digits, a.status).ptr);
-        head_ += ' ';
-        const auto reason = http::obsolete_reason(static_cast<http::status>(a.status));
-        head_.append(reason.data(), reason.size());
-        head_ += "\r\nContent-Type: ";
-        head_ += a.content_type;
-        if (!a.allow.empty()) {
-            head_ += "\r\nAllow: ";
-            head_ += a.allow;
-        }
-        if (!keep_alive) head_ += "\r\nConnection: close";
-        head_ += "\r\nContent-Length: ";
-        head_.append(digits, std::to_chars(digits, digits + sizeof digits, content_length).ptr);
-        head_ += "\r\n\r\n";
+        write_answer_head(head_, a.status, a.content_type, a.allow, content_length, keep_alive);
         if (one_piece) head_ += a.body;
         else answer_body_ = std::move(a.body);
         lowest().expires_after(context_.limits.write_timeout);
