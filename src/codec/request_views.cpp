@@ -1,5 +1,8 @@
 #include "request_views.hpp"
 
+#include "model_artifact_views.hpp"
+#include "node_selection_views.hpp"
+
 #include "model_image_webhook/artifact_reference.hpp"
 #include "model_image_webhook/rule_scope.hpp"
 #include "model_image_webhook/text.hpp"
@@ -10,62 +13,6 @@
 namespace miw::json {
 
 namespace {
-
-// Absent, null, [] and "" all mean "no patterns", as they do to the operator.
-bool holds_something(const Value* v) {
-    if (v == nullptr || v->IsNull()) return false;
-    if (v->IsArray()) return !v->Empty();
-    if (v->IsString()) return v->GetStringLength() != 0;
-    return true;
-}
-
-// The zero value of its type: what a typed Go decoder cannot tell from absent.
-bool zero_value(const Value& v) {
-    switch (v.GetType()) {
-        case rapidjson::kNullType:
-        case rapidjson::kFalseType: return true;
-        case rapidjson::kTrueType: return false;
-        case rapidjson::kNumberType: return v.GetDouble() == 0.0;
-        case rapidjson::kStringType: return v.GetStringLength() == 0;
-        case rapidjson::kArrayType: return v.Empty();
-        case rapidjson::kObjectType:
-            for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
-                if (!zero_value(it->value)) return false;
-            }
-            return true;
-    }
-    return false;
-}
-
-// Equality as upstream's typed comparison sees it: a member that is absent
-// equals one that holds its zero value, at any depth. Iterative over
-// objects' members would gain nothing: the DOM is at most kMaxJsonDepth deep.
-bool equal_but_for_zero_values(const Value* a, const Value* b) {
-    if (a == nullptr || b == nullptr) {
-        const Value* present = a != nullptr ? a : b;
-        return present == nullptr || zero_value(*present);
-    }
-    if (a->IsObject() && b->IsObject()) {
-        for (auto it = a->MemberBegin(); it != a->MemberEnd(); ++it) {
-            if (!equal_but_for_zero_values(&it->value, member(b, view(it->name)))) return false;
-        }
-        for (auto it = b->MemberBegin(); it != b->MemberEnd(); ++it) {
-            if (member(a, view(it->name)) == nullptr && !zero_value(it->value)) return false;
-        }
-        return true;
-    }
-    if (a->IsArray() && b->IsArray()) {
-        if (a->Size() != b->Size()) return false;
-        for (SizeType i = 0; i < a->Size(); ++i) {
-            if (!equal_but_for_zero_values(&(*a)[i], &(*b)[i])) return false;
-        }
-        return true;
-    }
-    // null beside an empty object or list is no change either: both decode to the zero value.
-    if (zero_value(*a) && zero_value(*b)) return a->GetType() == b->GetType() || a->IsNull() || b->IsNull();
-    return *a == *b;
-}
-
 
 // Where a value sits in the request, for messages: a chain of names and
 // indices that becomes text only when an error is reported.
@@ -113,45 +60,6 @@ std::optional<RequestError> read_kind(const Value* request, GroupVersionKind& ki
     if (auto e = optional_string(k, "kind", path, kind.kind)) return e;
     if (kind.kind.empty()) return RequestError{"request.kind.kind is missing or empty"};
     return std::nullopt;
-}
-
-ModelArtifactView read_model_artifact(const Value* object, const Value* old_object) {
-    ModelArtifactView view;
-    const Value* spec = member(object, "spec");
-    view.spec = type_of(spec);
-    const Value* source = member(spec, "source");
-    view.source = type_of(source);
-    for (std::string_view name : kSourceMembers) {
-        const Value* m = member(source, name);
-        if (m != nullptr && !m->IsNull()) view.sources_present.push_back(name);
-    }
-    const Value* image = member(source, "image");
-    view.image = type_of(image);
-    const Value* reference = member(image, "reference");
-    view.reference = type_of(reference);
-    if (reference != nullptr && reference->IsString()) view.reference_value = json::view(*reference);
-    view.allow_patterns_set = holds_something(member(spec, "allowPatterns"));
-    view.ignore_patterns_set = holds_something(member(spec, "ignorePatterns"));
-    view.expected_digest_set = holds_something(member(spec, "expectedDigest"));
-    if (old_object != nullptr) view.spec_unchanged = equal_but_for_zero_values(spec, member(old_object, "spec"));
-    return view;
-}
-
-ModelArtifactStatusView read_model_artifact_status(const Value& object) {
-    ModelArtifactStatusView out;
-    const Value* image = member(member(member(&object, "spec"), "source"), "image");
-    out.image_source = image != nullptr && !image->IsNull();
-    const Value* status = member(&object, "status");
-    const Value* resolved = member(status, "resolved");
-    out.resolved = type_of(resolved);
-    if (resolved != nullptr && resolved->IsObject()) {
-        for (auto it = resolved->MemberBegin(); it != resolved->MemberEnd(); ++it) {
-            if (view(it->name) != "resolvedTime" && !zero_value(it->value)) out.resolved_extra.push_back(view(it->name));
-        }
-    }
-    const Value* nodes = member(status, "nodes");
-    out.nodes_present = nodes != nullptr && !zero_value(*nodes);
-    return out;
 }
 
 // ---------------------------------------------------------------- pod specs
@@ -370,83 +278,6 @@ std::optional<RequestError> read_volumes(const Value& spec, const Path& spec_pat
         out.volumes.push_back(v);
     }
     return std::nullopt;
-}
-
-// The values of In constraints on the keys that name a node. Malformed
-// affinity is left to the apiserver's own validation: it pins nothing here.
-void read_node_terms(const Value& spec, PodSpecView& out) {
-    const Value* terms =
-        member(member(member(member(&spec, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms");
-    if (terms == nullptr || !terms->IsArray()) return;
-    for (const Value& term : terms->GetArray()) {
-        NodeSelectorTermView t;
-        constexpr std::tuple<const char*, std::string_view, NodeNamedBy> kNaming[] = {{"matchExpressions", kHostnameLabel, NodeNamedBy::hostname_label},
-                                                                                     {"matchFields", "metadata.name", NodeNamedBy::name}};
-        for (const auto& [field, key, by] : kNaming) {
-            const Value* list = member(&term, field);
-            if (list == nullptr || !list->IsArray()) continue;
-            for (const Value& requirement : list->GetArray()) {
-                const Value* k = member(&requirement, "key");
-                const Value* op = member(&requirement, "operator");
-                const Value* values = member(&requirement, "values");
-                if (k == nullptr || !k->IsString() || view(*k) != key || op == nullptr || !op->IsString() || view(*op) != "In") continue;
-                if (values == nullptr || !values->IsArray()) continue;
-                NodeConstraintView constraint;
-                constraint.by = by;
-                for (const Value& v : values->GetArray()) {
-                    if (v.IsString()) constraint.values.push_back(view(v));
-                }
-                t.node_constraints.push_back(std::move(constraint));
-            }
-        }
-        out.required_node_terms.push_back(std::move(t));
-    }
-}
-
-MemberShape shape_of(const Value* v, bool array) {
-    if (v == nullptr || v->IsNull()) return MemberShape::absent;
-    return (array ? v->IsArray() : v->IsObject()) ? MemberShape::container : MemberShape::other;
-}
-
-// What the placement rule compares its term with. Malformed terms are left
-// to the apiserver's validation: they are not the rule's term.
-void read_affinity(const Value& spec, AffinityView& out) {
-    const Value* affinity = member(&spec, "affinity");
-    out.affinity = shape_of(affinity, false);
-    if (out.affinity != MemberShape::container) return;
-    const Value* node_affinity = member(affinity, "nodeAffinity");
-    out.node_affinity = shape_of(node_affinity, false);
-    if (out.node_affinity != MemberShape::container) return;
-    const Value* preferred = member(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution");
-    out.preferred = shape_of(preferred, true);
-    if (out.preferred != MemberShape::container) return;
-    for (const Value& term : preferred->GetArray()) {
-        PreferredTermView t;
-        const Value* weight = member(&term, "weight");
-        t.weight_is_100 = weight != nullptr && weight->IsInt() && weight->GetInt() == 100;
-        const Value* preference = member(&term, "preference");
-        const Value* expressions = member(preference, "matchExpressions");
-        const Value* fields = member(preference, "matchFields");
-        const bool no_fields = fields == nullptr || fields->IsNull() || (fields->IsArray() && fields->Empty());
-        if (expressions != nullptr && expressions->IsArray() && expressions->Size() == 1 && no_fields) {
-            const Value& e = (*expressions)[0];
-            const Value* key = member(&e, "key");
-            const Value* op = member(&e, "operator");
-            const Value* values = member(&e, "values");
-            if (key != nullptr && key->IsString() && view(*key) == kHostnameLabel && op != nullptr && op->IsString() && view(*op) == "In" &&
-                values != nullptr && values->IsArray()) {
-                t.hostname_in_only = true;
-                for (const Value& v : values->GetArray()) {
-                    if (!v.IsString()) {
-                        t.hostname_in_only = false;
-                        break;
-                    }
-                    t.hostnames.push_back(view(v));
-                }
-            }
-        }
-        out.preferred_terms.push_back(std::move(t));
-    }
 }
 
 // A pod template's metadata, beside its spec ("/spec/template/spec" ->
