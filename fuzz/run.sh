@@ -15,7 +15,12 @@ sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
 command -v clang++-14 >/dev/null || $sudo apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
 build=build-fuzz
 cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
-cmake --build "$build" -j2 >/dev/null
+# Quiet unless it fails: ninja writes a compiler's errors to stdout.
+if ! cmake --build "$build" -j2 >"$build.log" 2>&1; then
+  grep -E "error|FAILED" "$build.log" | head -40
+  echo "fuzz: the targets do not build with clang (the whole log: $build.log)" >&2
+  exit 1
+fi
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 bash fuzz/seed.sh "$corpus"

@@ -43,7 +43,10 @@ std::vector<std::string_view> split_commas(const std::vector<std::string_view>& 
 }  // namespace
 
 void warn_hub_repositories(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     const auto warn = [&](std::string_view flag, std::string_view value, std::string_view what, std::string_view advice) {
         add_warning(edits.warnings, who(c).bare(flag).say(" ").quote(value).say(" names a hub repository, so the engine will download the ").say(what).say(
                                         " from the hub; ").say(advice));

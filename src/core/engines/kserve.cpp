@@ -27,7 +27,10 @@ Invocation kserve_image(std::string_view, std::string_view repository) {
 }
 
 void plan_kserve(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     std::optional<FlagValue> id;
     std::size_t from = run.after;
     while (const auto flag = find_flag(words, from, {"--model_id", "--model_revision", "--tokenizer_revision"})) {

@@ -29,7 +29,10 @@ Invocation llama_image(std::string_view image, std::string_view repository) {
 // warned about, with what to write. Its other flags name files, not hub
 // repositories.
 void plan_llama_cpp(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     const std::string advice = "; pass -m with the GGUF file's path under " + std::string(kModelMountPath);
     // value: null for a variable set from a Secret or ConfigMap.
     const auto said = [&](std::string_view source, const std::string_view* value, std::string_view what) {

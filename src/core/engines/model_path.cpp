@@ -5,7 +5,10 @@
 namespace miw {
 
 void warn_no_model(const EngineCall& call, std::string_view advice, bool config_names_it) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     // Behind a shell script, the word after the script is the shell's $0, not
     // one of "$@": a model written there is not passed on.
     Warning said = who(c).say(run.forwarded ? "no model in the words after the script's $0: " : "no model on the command line: ");
@@ -18,7 +21,10 @@ void warn_no_model(const EngineCall& call, std::string_view advice, bool config_
 }
 
 void plan_model_path(const EngineCall& call, std::initializer_list<std::string_view> flags, std::string_view no_model_advice) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     std::optional<FlagValue> model;
     if (run.positional_model && is_value_word(words, run.after)) {
         model = FlagValue{run.after, {}, words[run.after].text(), false};

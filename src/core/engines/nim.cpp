@@ -23,7 +23,10 @@ Invocation nim_image(std::string_view, std::string_view repository) {
 // other than the mount is warned about, with what to write for a model-free
 // image.
 void plan_nim(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     const std::string mount(kModelMountPath);
     const auto said = [&](std::string_view source, std::string_view value, std::string_view advice) {
         add_warning(edits.warnings, who(c).say(source).say(" ").quote(value).say(" is where NVIDIA NIM loads the model from, not the model image; ").say(advice));

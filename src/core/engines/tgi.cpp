@@ -35,7 +35,10 @@ Invocation tgi_image(std::string_view, std::string_view repository) {
 }
 
 void plan_tgi(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     const std::string mount(kModelMountPath);
     const char* const server = run.form == kTgiForm ? "TGI" : "TEI";
     if (const auto model = find_flag(words, run.after, {"--model-id"})) {

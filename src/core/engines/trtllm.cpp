@@ -52,7 +52,10 @@ std::optional<FlagValue> trtllm_model(const std::vector<Word>& words, std::size_
 // know. Given a directory, TensorRT-LLM names the model by the directory's
 // name, so the warning says what clients will see.
 void plan_trtllm_serve(const EngineCall& call) {
-    const auto& [words, run, c, edits] = call;
+    const std::vector<Word>& words = call.words;
+    const Invocation& run = call.run;
+    const ContainerView& c = call.container;
+    ArgvEdits& edits = call.edits;
     const auto model = trtllm_model(words, run.after);
     if (!model) {
         // Its model is a required argument, whatever --config holds.
