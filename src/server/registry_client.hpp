@@ -18,7 +18,6 @@ namespace miw::server {
 // A manifest (or index) over this is a failure to look, as the kubelet caps it.
 inline constexpr std::size_t kMaxManifestBytes = 4u << 20;
 inline constexpr std::size_t kMaxTokenAnswerBytes = 1u << 20;
-inline constexpr std::size_t kMaxRegistryErrorBytes = 64u << 10;
 // Looks over the network at once, at most (docs/operations.md, "Memory budget").
 inline constexpr std::ptrdiff_t kConcurrentLookups = 4;
 
