@@ -45,3 +45,26 @@ TEST_CASE("a reference without a digest has no manifest to look up", "[registry_
     CHECK_FALSE(locate_in_registry("registry.example.com/team/qwen:v1").ok());
     CHECK_FALSE(locate_in_registry("not a reference").ok());
 }
+
+TEST_CASE("an authority is split into its host and port", "[registry_location]") {
+    struct Case {
+        const char* authority;
+        const char* host;
+        const char* port;
+    };
+    const Case cases[] = {
+        {"registry.example.com", "registry.example.com", ""},
+        {"127.0.0.1:5000", "127.0.0.1", "5000"},
+        {"[::1]:5000", "::1", "5000"},
+        {"[fd00::2]", "fd00::2", ""},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.authority) {
+            const auto split = split_authority(c.authority);
+            REQUIRE(split);
+            CHECK(split->host == c.host);
+            CHECK(split->port == c.port);
+        }
+    }
+    CHECK_FALSE(split_authority("[::1:5000"));
+}

@@ -6,6 +6,7 @@
 
 #include "model_image_webhook/result.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,14 @@ struct RegistryLocation {
     std::string manifest_path() const { return manifest_path_for(digest); }
     std::string manifest_path_for(std::string_view digest_text) const;
 };
+
+// An authority's host and port: "[::1]:5000" is ::1 and 5000, "r.io" is r.io
+// and no port; nullopt where a '[' is never closed.
+struct HostPort {
+    std::string host;
+    std::string port;  // empty when the authority names none
+};
+std::optional<HostPort> split_authority(std::string_view authority);
 
 // reference: one that passed the pinned reference rules (a digest is required).
 Result<RegistryLocation> locate_in_registry(std::string_view reference);

@@ -8,6 +8,22 @@ std::string RegistryLocation::manifest_path_for(std::string_view digest_text) co
     return "/v2/" + repository + "/manifests/" + std::string(digest_text);
 }
 
+std::optional<HostPort> split_authority(std::string_view authority) {
+    HostPort out;
+    if (!authority.empty() && authority.front() == '[') {
+        const std::size_t close = authority.find(']');
+        if (close == std::string_view::npos) return std::nullopt;
+        out.host = std::string(authority.substr(1, close - 1));
+        if (close + 1 < authority.size() && authority[close + 1] == ':') out.port = std::string(authority.substr(close + 2));
+    } else if (const std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+        out.host = std::string(authority.substr(0, colon));
+        out.port = std::string(authority.substr(colon + 1));
+    } else {
+        out.host = std::string(authority);
+    }
+    return out;
+}
+
 Result<RegistryLocation> locate_in_registry(std::string_view reference) {
     const ReferenceParse parsed = parse_image_reference(reference);
     if (!parsed.ok()) return fail(parsed.error.message);
@@ -24,17 +40,10 @@ Result<RegistryLocation> locate_in_registry(std::string_view reference) {
         if (path.find('/') == std::string::npos) path = "library/" + path;
     } else {
         out.authority = std::string(domain);
-        // [v6]:port, host:port, or a host alone.
-        if (domain.front() == '[') {
-            const std::size_t close = domain.find(']');
-            out.host = std::string(domain.substr(1, close - 1));
-            if (close + 1 < domain.size() && domain[close + 1] == ':') out.port = std::string(domain.substr(close + 2));
-        } else if (const std::size_t colon = domain.rfind(':'); colon != std::string_view::npos) {
-            out.host = std::string(domain.substr(0, colon));
-            out.port = std::string(domain.substr(colon + 1));
-        } else {
-            out.host = std::string(domain);
-        }
+        std::optional<HostPort> split = split_authority(domain);
+        if (!split) return fail("the registry \"" + out.authority + "\" cannot be read as host[:port]");
+        out.host = std::move(split->host);
+        out.port = std::move(split->port);
     }
     out.repository = std::move(path);
     return out;

@@ -73,18 +73,10 @@ std::optional<Url> parse_url(std::string_view text) {
     out.path_and_query = slash == std::string_view::npos ? "/" : std::string(text.substr(slash));
     if (out.path_and_query.front() == '?') out.path_and_query.insert(0, "/");
     if (out.authority.empty() || out.authority.find_first_of("@ ") != std::string::npos) return std::nullopt;
-    std::string_view a = out.authority;
-    if (a.front() == '[') {
-        const std::size_t close = a.find(']');
-        if (close == std::string_view::npos) return std::nullopt;
-        out.host = std::string(a.substr(1, close - 1));
-        if (close + 1 < a.size() && a[close + 1] == ':') out.port = std::string(a.substr(close + 2));
-    } else if (const std::size_t colon = a.rfind(':'); colon != std::string_view::npos) {
-        out.host = std::string(a.substr(0, colon));
-        out.port = std::string(a.substr(colon + 1));
-    } else {
-        out.host = std::string(a);
-    }
+    std::optional<HostPort> split = split_authority(out.authority);
+    if (!split) return std::nullopt;
+    out.host = std::move(split->host);
+    out.port = std::move(split->port);
     if (out.port.empty()) out.port = out.tls ? "443" : "80";
     if (out.host.empty() || out.port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
     return out;
