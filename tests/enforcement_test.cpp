@@ -4,6 +4,8 @@
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/enforcement.hpp"
 
+#include "registry_stand_in.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -154,19 +156,6 @@ public:
     std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 };
 
-// r.example/gone has none of the digests, r.example/forged answers with other content.
-class Registry : public RegistrySource {
-public:
-    RegistryLookup lookup(std::string_view reference) const override {
-        RegistryLookup answer;
-        answer.status = reference.rfind("r.example/gone@", 0) == 0     ? RegistryLookupStatus::not_found
-                        : reference.rfind("r.example/forged@", 0) == 0 ? RegistryLookupStatus::digest_mismatch
-                                                                         : RegistryLookupStatus::found;
-        answer.detail = "the test's registry";
-        return answer;
-    }
-};
-
 }  // namespace
 
 TEST_CASE("every policy denial in every mode, through review()", "[enforcement]") {
@@ -224,7 +213,7 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         }
     }
     const Nodes nodes;
-    const Registry registry;
+    const test::RegistryByRepository registry;
     StaticArtifactSource artifacts("the test's ModelArtifacts");
     artifacts.add("ml", "qwen", {"image", pinned});  // the Pods' namespace
     artifacts.add("ml", "hub", {"huggingFace", ""});

@@ -1,6 +1,8 @@
 // One case per rule of the ModelArtifact contract, judged on typed views.
 #include "model_image_webhook/policy_model_artifact.hpp"
 
+#include "registry_stand_in.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -189,23 +191,6 @@ TEST_CASE("a tag beside the digest is allowed and warned about", "[policy_model_
     CHECK(d.warnings[0].size() <= 120);
 }
 
-namespace {
-
-// Answers by repository: "r.io/gone" has no such manifest, anything else is found.
-class ByRepository : public RegistrySource {
-public:
-    RegistryLookup lookup(std::string_view reference) const override {
-        ++calls;
-        RegistryLookup out;
-        out.status = reference.rfind("r.io/gone@", 0) == 0 ? RegistryLookupStatus::not_found : RegistryLookupStatus::found;
-        out.detail = "r.io answered 404 to HEAD";
-        return out;
-    }
-    mutable int calls = 0;
-};
-
-}  // namespace
-
 TEST_CASE("a ModelArtifact's digest is looked up in its registry on CREATE only, after the other rules", "[policy_model_artifact]") {
     const std::string gone = "r.io/gone@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
     struct Case {
@@ -233,7 +218,7 @@ TEST_CASE("a ModelArtifact's digest is looked up in its registry on CREATE only,
         DYNAMIC_SECTION(c.name) {
             PolicyConfig policy = config();
             policy.registry_check = c.mode;
-            const ByRepository registry;
+            const test::RegistryByRepository registry;
             const Decision d = judge_model_artifact(c.req, policy, &registry);
             CHECK(d.allowed == c.allowed);
             CHECK(registry.calls == c.lookups);

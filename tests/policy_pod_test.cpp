@@ -1,6 +1,8 @@
 // The delivery rendered into opted-in Pods and workloads, judged on views.
 #include "model_image_webhook/policy_pod.hpp"
 
+#include "registry_stand_in.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -92,27 +94,6 @@ TEST_CASE("objects that do not opt in are left alone", "[policy_pod]") {
     CHECK((d.allowed && d.patch.empty() && d.warnings.empty()));
 }
 
-namespace {
-
-// Answers by repository: "r.io/gone" has no such manifest, "r.io/forged"
-// returns other content, anything else is found, 2 GiB.
-class ByRepository : public RegistrySource {
-public:
-    RegistryLookup lookup(std::string_view reference) const override {
-        ++calls;
-        RegistryLookup out;
-        out.status = reference.rfind("r.io/gone@", 0) == 0     ? RegistryLookupStatus::not_found
-                     : reference.rfind("r.io/forged@", 0) == 0 ? RegistryLookupStatus::digest_mismatch
-                                                                 : RegistryLookupStatus::found;
-        if (out.status == RegistryLookupStatus::found) out.compressed_bytes = 2ull << 30;
-        out.detail = "what r.io answered";
-        return out;
-    }
-    mutable int calls = 0;
-};
-
-}  // namespace
-
 TEST_CASE("the image an opted-in object names is looked up in its registry", "[policy_pod]") {
     const std::string digest = "@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
     const std::string gone = "r.io/gone" + digest, forged = "r.io/forged" + digest, found = "r.io/qwen" + digest;
@@ -143,7 +124,7 @@ TEST_CASE("the image an opted-in object names is looked up in its registry", "[p
             w.being_deleted = c.being_deleted;
             PolicyConfig policy = config();
             policy.registry_check = c.mode;
-            const ByRepository registry;
+            const test::RegistryByRepository registry;
             const Decision d = render_model_delivery(request(), w, policy, nullptr, nullptr, &registry);
             CHECK(d.allowed == c.allowed);
             CHECK(registry.calls == c.lookups);
