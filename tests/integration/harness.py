@@ -28,6 +28,15 @@ def run_tests(tests, title, only="", cleanup=None):
     sys.exit(1 if failed else 0)
 
 
+def peak_rss_mib(pid):
+    """The most a process has held resident (VmHWM), in MiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    raise AssertionError("no VmHWM for %d" % pid)
+
+
 def strict(schema):
     """Refuses unknown fields: Kubernetes' schemas leave additionalProperties
     open, which would let a misspelt field through."""

@@ -46,14 +46,6 @@ USER, PASSWORD = "ci-bot", "s3cret-pull-pass"
 ZERO_DIGEST = "sha256:" + "0" * 64
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def tls_context():
     ctx = ssl.create_default_context(cafile=CA)
     return ctx
@@ -134,7 +126,7 @@ class Registry:
     def __init__(self, name, auth, tls=True):
         self.dir = os.path.join(WORK, name)
         os.makedirs(self.dir)
-        self.port = free_port()
+        self.port = st.free_ports(1)[0]
         self.authority = "127.0.0.1:%d" % self.port
         self.tls = tls
         config = ["version: 0.1", "log:", "  level: warn", "  accesslog:", "    disabled: true", "storage:", "  filesystem:",
@@ -574,7 +566,7 @@ def outages_and_rate_limits_never_refuse():
     for behaviour, kind in (("down", "server-error"), ("limited", "rate-limited")):
         code, r, _ = review(artifact_review("%s/%s/m@%s" % (HOSTILE_AUTHORITY, behaviour, ZERO_DIGEST)))
         assert code == 0 and r["allowed"] and "(" + kind in warnings_of(r), (behaviour, r)
-    port = free_port()
+    port = st.free_ports(1)[0]
     code, r, _ = review(artifact_review("127.0.0.1:%d/gone/m@%s" % (port, ZERO_DIGEST)))
     assert code == 0 and r["allowed"] and "(unreachable" in warnings_of(r), r
 
@@ -684,14 +676,6 @@ def a_slow_registry_is_bounded_by_the_apiservers_timeout():
         s.stop()
 
 
-def peak_rss_mib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError("no VmHWM for %d" % pid)
-
-
 @test
 def a_registry_answering_every_digest_with_megabytes_stays_inside_the_memory_limit():
     # 48 reviews at once, each naming another digest the hostile registry
@@ -717,7 +701,7 @@ def a_registry_answering_every_digest_with_megabytes_stays_inside_the_memory_lim
         for t in threads:
             t.join()
         assert not errors, errors[:3]
-        peak = peak_rss_mib(s.proc.pid)
+        peak = harness.peak_rss_mib(s.proc.pid)
         print("  peak RSS with 48 lookups of 64 MiB answers: %.1f MiB" % peak)
         if not os.environ.get("MIW_SANITIZED"):
             assert peak < 96, peak  # the shipped limit is 160 MiB (manifests/base/deployment.yaml); the budget gives lookups 20 MiB

@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server_test as st  # noqa: E402  (the Server helper, the certificates, the examples)
 from fake_apiserver import FakeApiserver  # noqa: E402
+import harness  # noqa: E402
 
 TESTS = []
 CA = os.path.join(st.CERTS, "ca.crt")
@@ -56,14 +57,6 @@ def wrong_name_certs():
 
 def auto_server(api, *extra):
     return st.Server("--kube-version", "auto", "--kube-api-url", api.url, "--kube-ca-file", CA, "--kube-token-file", st.TOKEN_FILE, *extra)
-
-
-def peak_rss_mib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError("no VmHWM for %d" % pid)
 
 
 def refused_apiserver(cert, key, why):
@@ -141,7 +134,7 @@ def huge_apiserver_answers_are_cut_at_the_cap():
             assert st.wait_for(lambda: "larger than 65536 bytes" in s.output(), 10), s.output()[-2000:]
             time.sleep(2)  # a few more refused answers
             assert s.get("/readyz")[0] == 503, "a version read from a cut answer was believed"
-            peak = peak_rss_mib(s.proc.pid)
+            peak = harness.peak_rss_mib(s.proc.pid)
             # A sanitizer build's shadow memory has its own footprint; the cap is still checked by the log.
             if not os.environ.get("MIW_SANITIZED"):
                 assert peak < 40, "peak RSS %.1f MiB while refusing 200 MiB answers" % peak
@@ -407,7 +400,7 @@ def a_body_of_small_values_is_held_to_the_budget():
         resp, data = s.post("/mutate", body)
         assert resp.status == 413 and b"even with no other request" in data, "alone, it is told it can never fit: %r" % data[:300]
         if not os.environ.get("MIW_SANITIZED"):  # the sanitizers' shadow memory and quarantine are no figure
-            peak = peak_rss_mib(s.proc.pid)
+            peak = harness.peak_rss_mib(s.proc.pid)
             assert peak < 64, "three 8 MiB bodies of small values took the server to %.0f MiB" % peak
         resp, data = s.post("/mutate", st.example("pod-already-rendered"))
         assert resp.status == 200 and st.review_of(data)["allowed"] is True, "it goes on answering"
@@ -453,7 +446,6 @@ def a_huge_uid_is_echoed_whole_and_logged_cut():
 
 
 def run():
-    import harness
     harness.run_tests(TESTS, "security tests", only=st.ONLY, cleanup=lambda: __import__("shutil").rmtree(st.WORK, ignore_errors=True))
 
 
