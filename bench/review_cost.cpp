@@ -10,7 +10,7 @@
 // --registry-warm: --registry-check warn, every digest found in a warm cache
 // (15 GiB), as a server answers once the first review of an image has looked.
 #include "model_image_webhook/admission_review.hpp"
-#include "model_image_webhook/registry_cache.hpp"
+#include "model_image_webhook/registry/cache.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -4,8 +4,10 @@
 // crash; what reads holds together (an index has entries and no size of its
 // own, a challenge has a lowercase scheme, a token is never empty).
 #include "model_image_webhook/registry_answers.hpp"
-#include "model_image_webhook/registry_location.hpp"
-#include "model_image_webhook/www_authenticate.hpp"
+#include "model_image_webhook/registry/locator.hpp"
+#include "model_image_webhook/registry/platform.hpp"
+#include "model_image_webhook/registry/url.hpp"
+#include "model_image_webhook/registry/challenge.hpp"
 
 #include <cctype>
 #include <cstdint>
@@ -65,9 +67,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
     }
     {
-        const miw::Result<miw::RegistryLocation> location = miw::locate_in_registry(text);
+        const miw::Result<miw::RegistryLocator> location = miw::locate_in_registry(text);
         if (!location && location.error().empty()) std::abort();
-        if (location && (location->host.empty() || location->repository.empty() || location->manifest_path().rfind("/v2/", 0) != 0)) std::abort();
+        if (location && (location->registry.empty() || location->repository.empty())) std::abort();
+        // The same digest however it was written: the canonical form locates to itself.
+        if (location) {
+            const miw::Result<miw::RegistryLocator> again = miw::locate_in_registry(location->canonical());
+            if (!again || again->canonical() != location->canonical()) std::abort();
+        }
+    }
+    {
+        // What a report shows of a URL never holds its query or userinfo.
+        const std::string shown = miw::redact_url(text);
+        const std::size_t query = shown.find('?');
+        if (query != std::string::npos && shown.compare(query, std::string::npos, "?...") != 0) std::abort();
+        if (shown.find('#') != std::string::npos) std::abort();
+        if (const std::optional<miw::Platform> p = miw::parse_platform(text)) {
+            if (!miw::platform_matches(*p, p->os, p->architecture, p->variant)) std::abort();
+        }
     }
     return 0;
 }

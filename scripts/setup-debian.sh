@@ -5,6 +5,7 @@ packages=(
   g++ cmake ninja-build     # toolchain
   libboost-dev libssl-dev openssl   # HTTPS server (Boost.Beast, OpenSSL) and certificates
   rapidjson-dev             # AdmissionReview codec
+  libcurl4-openssl-dev      # registry lookups (outbound HTTPS: shared connections, proxies)
   libyaml-dev pkg-config    # YAML manifests and Node files (libyaml, as kubectl reads YAML)
   libcxxopts-dev            # command line
   catch2                    # unit tests

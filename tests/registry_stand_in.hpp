@@ -3,7 +3,7 @@
 // another digest, any other has the image (2 GiB compressed). Counts its looks.
 #pragma once
 
-#include "model_image_webhook/registry_source.hpp"
+#include "model_image_webhook/registry/source.hpp"
 
 #include <string_view>
 

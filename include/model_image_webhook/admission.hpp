@@ -5,7 +5,7 @@
 
 #include "model_image_webhook/kube_version.hpp"
 #include "model_image_webhook/pod_spec.hpp"
-#include "model_image_webhook/registry_source.hpp"
+#include "model_image_webhook/registry/source.hpp"
 
 #include <optional>
 #include <string>

@@ -4,7 +4,8 @@
 // kubelet reads it. Malformed answers are errors, never guesses.
 #pragma once
 
-#include "model_image_webhook/registry_credentials.hpp"
+#include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/registry/source.hpp"
 #include "model_image_webhook/result.hpp"
 
 #include <cstdint>
@@ -31,6 +32,11 @@ struct ImageManifest {
     bool is_index = false;
     std::uint64_t compressed_bytes = 0;  // a manifest's config plus its layers
     std::vector<IndexEntry> entries;  // an index's manifests
+    // What it says it holds, for the judgement of what containerd can mount.
+    std::string media_type;  // its own, else the answer's Content-Type
+    std::string artifact_type;  // an OCI 1.1 manifest's or index's artifactType
+    std::string config_media_type;
+    std::vector<LayerKind> layer_kinds;  // by media type, in the order first seen
 };
 
 // content_type: the answer's Content-Type, used where the document has no
@@ -38,7 +44,8 @@ struct ImageManifest {
 Result<ImageManifest> read_image_manifest(std::string& text, std::string_view content_type);
 
 // The entry of an index for a platform "os/arch[/variant]": the first whose
-// os and architecture match (and variant, when given); nullptr for none.
+// platform matches it as containerd's matcher does (registry/platform.hpp:
+// "linux/arm64/v8" is also an entry that leaves the variant out); nullptr for none.
 const IndexEntry* entry_for_platform(const ImageManifest& index, std::string_view platform);
 
 struct RegistryToken {

@@ -57,18 +57,18 @@ bool is_platform(std::string_view text) {
 
 Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::ParseResult& parsed) {
     server::RegistrySettings settings;
-    settings.client.ca_file = parsed["registry-ca"].as<std::string>();
+    settings.ca_file = parsed["registry-ca"].as<std::string>();
     for (std::string_view rest = parsed["registry-insecure"].as<std::string>(); !rest.empty();) {
         const std::size_t comma = rest.find(',');
         std::string_view item = rest.substr(0, comma);
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
         while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
         while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (!item.empty()) settings.client.insecure_hosts.push_back(normalize_registry_key(item));
+        if (!item.empty()) settings.insecure_hosts.push_back(normalize_registry_key(item));
     }
-    settings.client.platform = parsed["registry-platform"].as<std::string>();
-    if (!is_platform(settings.client.platform)) {
-        return fail("--registry-platform \"" + settings.client.platform + "\" is not OS/ARCH[/VARIANT], e.g. linux/amd64 or linux/arm64/v8");
+    settings.platform = parsed["registry-platform"].as<std::string>();
+    if (!is_platform(settings.platform)) {
+        return fail("--registry-platform \"" + settings.platform + "\" is not OS/ARCH[/VARIANT], e.g. linux/amd64 or linux/arm64/v8");
     }
     const auto timeout = duration_option(parsed, "registry-timeout");
     if (!timeout) return fail(timeout.error());
@@ -81,7 +81,7 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
         if (!text) return fail("--registry-auth: " + text.error());
         auto credentials = read_docker_config(*text);
         if (!credentials) return fail("--registry-auth " + path + ": " + credentials.error());
-        settings.client.credentials = std::move(*credentials);
+        settings.credentials = std::move(*credentials);
     }
     return settings;
 }

@@ -2,9 +2,9 @@
 // serve, review and test (design.md 1.6, docs/registry-checks.md).
 #pragma once
 
-#include "../server/registry_lookups.hpp"
+#include "../server/registry/lookups.hpp"
 
-#include "model_image_webhook/registry_source.hpp"
+#include "model_image_webhook/registry/source.hpp"
 #include "model_image_webhook/result.hpp"
 
 #include <cxxopts.hpp>

@@ -3,8 +3,10 @@
 
 #include "json_dom.hpp"
 
+#include "model_image_webhook/registry/platform.hpp"
 #include "model_image_webhook/text.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace miw {
@@ -36,6 +38,8 @@ Result<ImageManifest> read_image_manifest(std::string& text, std::string_view co
     const Value* manifests = member(&doc, "manifests");
     const Value* layers = member(&doc, "layers");
     ImageManifest out;
+    out.media_type = std::string(media_type);
+    out.artifact_type = std::string(string_or_empty(member(&doc, "artifactType")));
     // An OCI document may leave out mediaType: what it holds tells then.
     out.is_index = is_index_type(media_type) || (!is_manifest_type(media_type) && manifests != nullptr && layers == nullptr);
     if (out.is_index) {
@@ -58,6 +62,7 @@ Result<ImageManifest> read_image_manifest(std::string& text, std::string_view co
     if (config == nullptr || !config->IsObject()) return fail("the manifest has no config descriptor");
     Result<std::uint64_t> total = descriptor_size(*config, "the config descriptor");
     if (!total) return fail(total.error());
+    out.config_media_type = std::string(string_or_empty(member(config, "mediaType")));
     if (layers == nullptr || !layers->IsArray()) return fail("the manifest has no layers array");
     std::uint64_t sum = *total;
     for (const Value& layer : layers->GetArray()) {
@@ -65,21 +70,24 @@ Result<ImageManifest> read_image_manifest(std::string& text, std::string_view co
         if (!size) return fail(size.error());
         if (*size > std::numeric_limits<std::uint64_t>::max() - sum) return fail("the layers' sizes overflow");
         sum += *size;
+        const std::string_view type = string_or_empty(member(&layer, "mediaType"));
+        auto kind = std::find_if(out.layer_kinds.begin(), out.layer_kinds.end(), [&](const LayerKind& k) { return k.media_type == type; });
+        if (kind == out.layer_kinds.end()) {
+            if (out.layer_kinds.size() == kMaxLayerKinds) continue;
+            kind = out.layer_kinds.insert(out.layer_kinds.end(), LayerKind{std::string(type), 0, 0});
+        }
+        ++kind->count;
+        kind->bytes += *size;
     }
     out.compressed_bytes = sum;
     return out;
 }
 
 const IndexEntry* entry_for_platform(const ImageManifest& index, std::string_view platform) {
-    const std::size_t first = platform.find('/');
-    if (first == std::string_view::npos) return nullptr;
-    const std::string_view os = platform.substr(0, first);
-    std::string_view rest = platform.substr(first + 1);
-    const std::size_t second = rest.find('/');
-    const std::string_view arch = rest.substr(0, second);
-    const std::string_view variant = second == std::string_view::npos ? std::string_view() : rest.substr(second + 1);
+    const std::optional<Platform> wanted = parse_platform(platform);
+    if (!wanted) return nullptr;
     for (const IndexEntry& e : index.entries) {
-        if (e.os == os && e.architecture == arch && (variant.empty() || e.variant == variant)) return &e;
+        if (platform_matches(*wanted, e.os, e.architecture, e.variant)) return &e;
     }
     return nullptr;
 }

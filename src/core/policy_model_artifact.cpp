@@ -1,7 +1,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 
 #include "model_image_webhook/pinned_reference.hpp"
-#include "model_image_webhook/registry_check.hpp"
+#include "model_image_webhook/registry/check.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>

@@ -8,7 +8,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 #include "model_image_webhook/policy_node.hpp"
 #include "model_image_webhook/policy_placement.hpp"
-#include "model_image_webhook/registry_check.hpp"
+#include "model_image_webhook/registry/check.hpp"
 #include "model_image_webhook/template_opt_in.hpp"
 #include "model_image_webhook/text.hpp"
 #include "model_image_webhook/warning.hpp"

@@ -5,7 +5,7 @@
 #include "model_image_webhook/policy_model_artifact.hpp"
 #include "model_image_webhook/policy_node.hpp"
 #include "model_image_webhook/policy_pod.hpp"
-#include "model_image_webhook/registry_check.hpp"
+#include "model_image_webhook/registry/check.hpp"
 
 namespace miw {
 

@@ -4,7 +4,7 @@
 // lookups, the apiserver version) sit behind one mutex.
 #pragma once
 
-#include "model_image_webhook/registry_source.hpp"
+#include "model_image_webhook/registry/source.hpp"
 
 #include <array>
 #include <atomic>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kube_api_config.hpp"
-#include "registry_lookups.hpp"
+#include "registry/lookups.hpp"
 #include "server_limits.hpp"
 
 #include "model_image_webhook/admission.hpp"

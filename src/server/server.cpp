@@ -4,7 +4,7 @@
 #include "kube_client.hpp"
 #include "artifact_watch.hpp"
 #include "node_watch.hpp"
-#include "registry_lookups.hpp"
+#include "registry/lookups.hpp"
 #include "listener.hpp"
 #include "log.hpp"
 #include "session.hpp"

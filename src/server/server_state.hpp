@@ -9,7 +9,7 @@
 #include "model_image_webhook/enforcement.hpp"
 #include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
-#include "model_image_webhook/registry_cache.hpp"
+#include "model_image_webhook/registry/cache.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -338,12 +338,18 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
             time.sleep(8)
             return self.answer(200, b"{}", [manifest_type])
         if behaviour == "redirect":
-            return self.answer(307, b"", [("Location", "https://attacker.example/v2/x/manifests/" + parts[-1])])
+            # As an object store's presigned URL: its query carries a signature.
+            return self.answer(307, b"", [("Location", "https://attacker.example/v2/x/manifests/" + parts[-1] +
+                                           "?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=" + "5" * 64)])
         if behaviour == "forged":
             body = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
                                "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": ZERO_DIGEST, "size": 2},
                                "layers": []}).encode()
             return self.answer(200, body, [manifest_type])
+        if behaviour == "lagging":
+            # A real manifest, later than a hurried review waits.
+            time.sleep(1.5)
+            return self.answer(200, LAGGING_MANIFEST, [manifest_type])
         if behaviour == "counted":
             # A real manifest, slow enough that reviews asking at once overlap.
             time.sleep(0.5)
@@ -360,6 +366,8 @@ COUNTED_MANIFEST = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd
                                "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar+zstd", "digest": ZERO_DIGEST,
                                            "size": 7 * 1024 * MiB}]}).encode()
 COUNTED_DIGEST = "sha256:" + hashlib.sha256(COUNTED_MANIFEST).hexdigest()
+LAGGING_MANIFEST = COUNTED_MANIFEST.replace(b"tar+zstd", b"tar+gzip")
+LAGGING_DIGEST = "sha256:" + hashlib.sha256(LAGGING_MANIFEST).hexdigest()
 HOSTILE = serve_https(HostileHandler)
 HOSTILE_AUTHORITY = "127.0.0.1:%d" % HOSTILE.server_address[1]
 OTHER_CA_REGISTRY = serve_https(HostileHandler, certs=OTHER_CERTS)
@@ -428,7 +436,7 @@ def an_unknown_digest_is_refused_under_deny_with_the_reason():
     assert code == 1 and not r["allowed"], (code, r, err)
     assert r["status"]["code"] == 422, r
     message = r["status"]["message"]
-    assert "registry has no manifest for this digest" in message and "answered 404 to HEAD /v2/models/qwen/manifests/" in message, message
+    assert "registry has no manifest for this digest" in message and "answered 404 MANIFEST_UNKNOWN to GET /v2/models/qwen/manifests/" in message, message
     assert "check the digest" in message, message
     causes = r["status"]["details"]["causes"]
     assert causes[0]["field"] == "spec.source.image.reference", causes
@@ -559,6 +567,8 @@ def a_slow_registry_is_given_up_on_at_the_timeout():
 def a_redirect_to_another_host_is_not_followed():
     code, r, _ = review(artifact_review("%s/redirect/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)))
     assert code == 0 and r["allowed"] and "(redirect" in warnings_of(r), r
+    # Where it pointed is told, never the signature in its query.
+    assert "https://attacker.example/" in warnings_of(r) and "Signature" not in warnings_of(r) and "AKIA" not in warnings_of(r), r
 
 
 @test
@@ -629,11 +639,11 @@ def reviews_asking_for_one_digest_at_once_share_one_lookup_and_the_cache_keeps_i
             t.join()
         for r in answers:
             assert r["allowed"] and "the model image is 7.0 GiB compressed; about 12.5 GiB" in "\n".join(r["warnings"]), r
-        assert HostileHandler.hits["counted"] == 2, HostileHandler.hits  # one HEAD, one GET
+        assert HostileHandler.hits["counted"] == 1, HostileHandler.hits  # one GET, no HEAD before it
         # A mutation of a Pod naming it is answered from the cache, on the I/O thread.
         r = post_review(s, pod_review(reference), "/mutate")
         assert r["allowed"] and "patch" in r, r
-        assert HostileHandler.hits["counted"] == 2, HostileHandler.hits
+        assert HostileHandler.hits["counted"] == 1, HostileHandler.hits
         assert s.metric("miw_registry_cache_hits_total") >= 1
         assert s.metric('miw_registry_lookups_total{result="found"}') == 9
         assert s.metric("miw_registry_lookup_duration_seconds_count") == 8
@@ -674,6 +684,99 @@ def a_slow_registry_is_bounded_by_the_apiservers_timeout():
         assert s.metric('miw_registry_lookups_total{result="timeout"}') >= 1
     finally:
         s.stop()
+
+
+@test
+def a_hurried_review_never_switches_the_check_off_for_the_reviews_after_it():
+    s = registry_server("--registry-timeout", "5s")
+    try:
+        HostileHandler.hits["lagging"] = 0
+        reference = "%s/lagging/m@%s" % (HOSTILE_AUTHORITY, LAGGING_DIGEST)
+        r = post_review(s, artifact_review(reference), "/validate?timeout=1s")
+        assert r["allowed"] and "(timeout" in "\n".join(r["warnings"]), r
+        # The lookup went on to --registry-timeout; its answer serves the next review.
+        time.sleep(1.2)
+        r = post_review(s, artifact_review(reference, uid="u-next"), "/validate?timeout=10s")
+        assert r["allowed"] and "7.0 GiB compressed" in "\n".join(r["warnings"]), r
+        assert HostileHandler.hits["lagging"] == 1, HostileHandler.hits
+        assert s.metric("miw_registry_cache_hits_total") == 1
+    finally:
+        s.stop()
+
+
+class ConnectProxy(threading.Thread):
+    """An HTTP CONNECT proxy, as a cluster's egress proxy: it logs the
+    authorities it was asked to reach and pipes the bytes."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.asked = []
+        self.start()
+
+    def run(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.tunnel, args=(client,), daemon=True).start()
+
+    def tunnel(self, client):
+        head = b""
+        while b"\r\n\r\n" not in head:
+            data = client.recv(4096)
+            if not data:
+                return
+            head += data
+        method, target = head.split(b" ")[:2]
+        self.asked.append((method.decode(), target.decode()))
+        host, port = target.decode().rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)), timeout=10)
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+
+        def pipe(a, b):
+            try:
+                while True:
+                    data = a.recv(65536)
+                    if not data:
+                        break
+                    b.sendall(data)
+            except OSError:
+                pass
+            for x in (a, b):
+                try:
+                    x.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+        threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+        pipe(client, upstream)
+
+
+@test
+def registries_are_reached_through_the_https_proxy_unless_no_proxy_names_them():
+    proxy = ConnectProxy()
+    document = json.dumps(artifact_review(ref(TOKEN, "public/llama", PUBLIC_IMAGE))).encode()
+    args = [BINARY, "review", "--registry-check", "deny", "--registry-ca", CA, "-"]
+    env = dict(os.environ, HTTPS_PROXY="http://127.0.0.1:%d" % proxy.port)
+    env.pop("NO_PROXY", None)
+    env.pop("no_proxy", None)
+    done = subprocess.run(args, input=document, capture_output=True, timeout=30, env=env)
+    r = json.loads(done.stdout)["response"]
+    assert done.returncode == 0 and "2.0 MiB compressed" in warnings_of(r), (done.returncode, r, done.stderr)
+    tunnels = [target for method, target in proxy.asked if method == "CONNECT"]
+    # The registry and its token realm, both through the proxy.
+    assert TOKEN.authority in tunnels and "127.0.0.1:%d" % TOKEN_SERVER.server_address[1] in tunnels, proxy.asked
+    proxy.asked.clear()
+    env["NO_PROXY"] = "127.0.0.1"
+    done = subprocess.run(args, input=document, capture_output=True, timeout=30, env=env)
+    r = json.loads(done.stdout)["response"]
+    assert done.returncode == 0 and "2.0 MiB compressed" in warnings_of(r), (done.returncode, r, done.stderr)
+    assert proxy.asked == [], proxy.asked
 
 
 @test

@@ -1,0 +1,41 @@
+// What the rules make of a registry lookup (design.md 1.6): the refusal
+// --registry-check deny gives, the warning warn gives instead, the warning of
+// a failed look, and the image's size with what a node needs for it.
+#pragma once
+
+#include "model_image_webhook/pinned_reference.hpp"
+#include "model_image_webhook/registry/source.hpp"
+#include "model_image_webhook/rule.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace miw {
+
+inline constexpr Rule kRegistryManifestUnknown{"registry-manifest-unknown", kReferenceFields, kReferenceVerdict,
+                                               "--registry-check deny: the registry answers that the pinned digest's manifest is unknown"};
+inline constexpr Rule kRegistryDigestMismatch{"registry-digest-mismatch", kReferenceFields, kReferenceVerdict,
+                                              "--registry-check deny: the registry's content for the pinned digest hashes to another digest"};
+
+// Upstream measured an unpacked image at 1.79 times its compressed layers on
+// the node's image filesystem.
+inline constexpr double kUnpackedPerCompressed = 1.79;
+
+struct RegistryVerdict {
+    // Set under deny for what is certain: the refusal's words (without the
+    // field) and its rule.
+    std::optional<std::string> refusal;
+    const Rule* rule = nullptr;
+    std::vector<std::string> warnings;  // whole warnings, <= kMaxWarningBytes
+};
+
+// field: where the reference stands, for warnings ("spec.source.image.reference").
+// registry null or mode off: nothing is looked up.
+RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry);
+
+// "14.2 GiB", "310.5 MiB", "512 bytes".
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace miw

@@ -1,0 +1,63 @@
+#include "model_image_webhook/registry/locator.hpp"
+
+#include "model_image_webhook/image_reference.hpp"
+
+namespace miw {
+
+std::string RegistryLocator::canonical() const { return registry + "/" + repository + "@" + digest; }
+
+std::optional<HostPort> split_authority(std::string_view authority) {
+    HostPort out;
+    if (!authority.empty() && authority.front() == '[') {
+        const std::size_t close = authority.find(']');
+        if (close == std::string_view::npos) return std::nullopt;
+        out.host = std::string(authority.substr(1, close - 1));
+        if (close + 1 < authority.size() && authority[close + 1] == ':') out.port = std::string(authority.substr(close + 2));
+    } else if (const std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+        out.host = std::string(authority.substr(0, colon));
+        out.port = std::string(authority.substr(colon + 1));
+    } else {
+        out.host = std::string(authority);
+    }
+    return out;
+}
+
+Result<RegistryLocator> locate_in_registry(std::string_view reference) {
+    const ReferenceParse parsed = parse_image_reference(reference);
+    if (!parsed.ok()) return fail(parsed.error.message);
+    const ImageReference& ref = *parsed.reference;
+    if (!ref.has_digest()) return fail("the reference pins no digest");
+    RegistryLocator out;
+    out.digest = std::string(ref.digest);
+    const std::string_view domain = ref.domain;
+    std::string path(ref.path);
+    if (domain.empty() || domain == "docker.io" || domain == "index.docker.io") {
+        out.registry = "docker.io";
+        if (path.find('/') == std::string::npos) path = "library/" + path;
+    } else {
+        if (!split_authority(domain)) return fail("the registry \"" + std::string(domain) + "\" cannot be read as host[:port]");
+        out.registry = std::string(domain);
+    }
+    out.repository = std::move(path);
+    return out;
+}
+
+bool is_verifiable_digest(std::string_view digest) {
+    std::size_t hex = 0;
+    if (digest.rfind("sha256:", 0) == 0) {
+        hex = 64;
+        digest.remove_prefix(7);
+    } else if (digest.rfind("sha512:", 0) == 0) {
+        hex = 128;
+        digest.remove_prefix(7);
+    } else {
+        return false;
+    }
+    if (digest.size() != hex) return false;
+    for (const char c : digest) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    }
+    return true;
+}
+
+}  // namespace miw

@@ -1,0 +1,63 @@
+// Requests to a registry host with the credentials it asks for, as
+// containerd's docker authorizer sends them: the host's last challenge
+// answered at once, else after its 401 (every WWW-Authenticate field read,
+// Bearer preferred); Bearer tokens fetched from the challenge's realm and
+// kept for their lifetime; the keyring's credentials tried in order. What is
+// kept (challenges, tokens) is keyed by the host actually contacted and the
+// credential's identity, so nothing one host or one credential earned is
+// sent to another. Over any Transport: its state machine is unit-tested
+// against a scripted one. No Boost, no libcurl here.
+#pragma once
+
+#include "hosts.hpp"
+#include "transport.hpp"
+
+#include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/registry/challenge.hpp"
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace miw::server {
+
+inline constexpr std::size_t kMaxTokenAnswerBytes = 1u << 20;
+
+class Authorizer {
+public:
+    // plain_http_ok: whether a token realm on plain HTTP may be asked (its authority, its host).
+    Authorizer(const Transport& transport, const Keyring& keyring, std::function<bool(std::string_view, std::string_view)> plain_http_ok)
+        : transport_(transport), keyring_(keyring), plain_http_ok_(std::move(plain_http_ok)) {}
+
+    // `request` (its url on `host`) for pulling from `repository`. A 401 or
+    // 403 that no credential overcame comes back as failure unauthorized.
+    HttpResponse send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const;
+
+    // How many tokens are kept (bounded).
+    std::size_t tokens_kept() const;
+
+private:
+    struct Token {
+        std::string value;
+        std::chrono::steady_clock::time_point expires;
+    };
+    HttpResponse attempt(const RegistryHost& host, std::string_view repository, const RegistryCredential* credential, const HttpRequest& request,
+                         Deadline deadline) const;
+    // The Authorization a challenge calls for (a token kept, unless `fresh`), or why there is none.
+    Result<std::string> authorization_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
+                                          const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const;
+    Result<std::string> token_for(const AuthChallenge& challenge, const std::string& key, std::string_view repository, const RegistryCredential* credential,
+                                  bool fresh, Deadline deadline, RegistryFailure& failure) const;
+    std::string token_key(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository, const RegistryCredential* credential) const;
+
+    const Transport& transport_;
+    const Keyring& keyring_;
+    std::function<bool(std::string_view, std::string_view)> plain_http_ok_;
+    mutable std::mutex mutex_;
+    mutable std::map<std::string, AuthChallenge, std::less<>> challenges_;  // by scheme://authority of the host contacted
+    mutable std::map<std::string, Token, std::less<>> tokens_;  // by host, realm, service, scope and credential identity
+};
+
+}  // namespace miw::server

@@ -1,0 +1,169 @@
+#include "client.hpp"
+
+#include "model_image_webhook/registry/url.hpp"
+#include "model_image_webhook/registry_answers.hpp"
+
+#include <openssl/evp.h>
+
+namespace miw::server {
+
+namespace {
+
+constexpr std::string_view kManifestAccept =
+    "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "
+    "application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json";
+
+RegistryFailure failure_for_status(int status) {
+    if (status == 401 || status == 403) return RegistryFailure::unauthorized;
+    if (status == 429) return RegistryFailure::rate_limited;
+    if (status >= 300 && status < 400) return RegistryFailure::redirect;
+    return RegistryFailure::server_error;
+}
+
+RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure, std::string detail) {
+    RegistryLookup out;
+    out.status = status;
+    out.failure = failure;
+    out.detail = std::move(detail);
+    return out;
+}
+
+// What an answer that is neither the manifest nor a 404 means. A redirect's
+// target is told without its query: a presigned URL's signature is a secret.
+RegistryLookup not_looked(const HttpResponse& a, const std::string& where, const std::string& path) {
+    if (a.failure != RegistryFailure::none) return with_status(RegistryLookupStatus::unavailable, a.failure, a.error);
+    std::string detail = where + " answered " + std::to_string(a.status);
+    detail += a.status >= 300 && a.status < 400 ? " redirecting to " + redact_url(a.location, 60) + ", which is not followed" : " to GET " + path;
+    return with_status(RegistryLookupStatus::unavailable, failure_for_status(a.status), std::move(detail));
+}
+
+std::string media_type_of(const HttpResponse& a) {
+    std::string type = a.content_type.substr(0, a.content_type.find(';'));
+    while (!type.empty() && type.back() == ' ') type.pop_back();
+    return type;
+}
+
+void tell_facts(const ImageManifest& manifest, ManifestFacts& facts) {
+    facts.media_type = manifest.media_type;
+    facts.artifact_type = manifest.artifact_type;
+    facts.config_media_type = manifest.config_media_type;
+    facts.layer_kinds = manifest.layer_kinds;
+}
+
+}  // namespace
+
+std::string digest_of(std::string_view algorithm, std::string_view bytes) {
+    const EVP_MD* md = algorithm == "sha256" ? EVP_sha256() : algorithm == "sha512" ? EVP_sha512() : nullptr;
+    if (md == nullptr) return {};
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), out, &length, md, nullptr) != 1) return {};
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string text(algorithm);
+    text += ':';
+    for (unsigned int i = 0; i < length; ++i) {
+        text += kHex[out[i] >> 4];
+        text += kHex[out[i] & 15];
+    }
+    return text;
+}
+
+RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const RegistryLocator& loc, Deadline deadline) const {
+    const auto get = [&](const std::string& digest) {
+        HttpRequest request;
+        request.url = host.url("/" + loc.repository + "/manifests/" + digest);
+        request.headers.emplace_back("Accept", std::string(kManifestAccept));
+        request.max_body = kMaxManifestBytes;
+        return authorizer_.send(host, loc.repository, std::move(request), deadline);
+    };
+    const std::string where = host.authority();
+    const std::string path = host.path_prefix + "/" + loc.repository + "/manifests/" + loc.digest;
+    HttpResponse got = get(loc.digest);
+    if (got.failure == RegistryFailure::none && got.status == 404) {
+        return with_status(RegistryLookupStatus::not_found, RegistryFailure::none,
+                           where + " answered 404" + (registry_error_names(got.body, "MANIFEST_UNKNOWN") ? " MANIFEST_UNKNOWN" : "") + " to GET " + path);
+    }
+    if (got.failure != RegistryFailure::none || got.status != 200) return not_looked(got, where, path);
+    const std::string algorithm = loc.digest.substr(0, loc.digest.find(':'));
+    if (const std::string actual = digest_of(algorithm, got.body); actual != loc.digest) {
+        if (actual.empty()) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::bad_answer, "the digest algorithm " + algorithm + " cannot be checked");
+        return with_status(RegistryLookupStatus::digest_mismatch, RegistryFailure::none, "the content from " + where + " hashes to " + actual);
+    }
+    RegistryLookup out;
+    out.status = RegistryLookupStatus::found;
+    const std::string answered_type = media_type_of(got);
+    Result<ImageManifest> manifest = read_image_manifest(got.body, got.content_type);
+    if (!manifest) {
+        // The registry answered with content of this digest: it is there, whatever it is.
+        out.facts.media_type = answered_type;
+        out.detail = "what it holds (" + (answered_type.empty() ? std::string("no media type") : answered_type) + ") is not an image manifest: " + manifest.error();
+        return out;
+    }
+    tell_facts(*manifest, out.facts);
+    if (!manifest->is_index) {
+        out.compressed_bytes = manifest->compressed_bytes;
+        return out;
+    }
+    // An index: what the node pulls is its platform's manifest.
+    out.facts.from_index = true;
+    const IndexEntry* entry = entry_for_platform(*manifest, platform_);
+    if (entry == nullptr) {
+        out.detail = "the index has no " + platform_ + " manifest (--registry-platform)";
+        return out;
+    }
+    const std::string child_digest = entry->digest;
+    if (!is_verifiable_digest(child_digest)) {
+        out.detail = "the index's " + platform_ + " entry names no digest that can be checked";
+        return out;
+    }
+    HttpResponse child = get(child_digest);
+    if (child.failure != RegistryFailure::none || child.status != 200) {
+        out.detail = "the " + platform_ + " manifest could not be read: " + not_looked(child, where, host.path_prefix + "/" + loc.repository + "/manifests/" + child_digest).detail;
+        return out;
+    }
+    if (digest_of(child_digest.substr(0, child_digest.find(':')), child.body) != child_digest) {
+        out.detail = "the " + platform_ + " manifest's content does not hash to " + child_digest;
+        return out;
+    }
+    const std::string child_type = media_type_of(child);
+    Result<ImageManifest> platform_manifest = read_image_manifest(child.body, child.content_type);
+    if (!platform_manifest || platform_manifest->is_index) {
+        out.facts.media_type = platform_manifest ? platform_manifest->media_type : child_type;
+        out.facts.artifact_type.clear();
+        out.detail = "the " + platform_ + " manifest cannot be read" + (platform_manifest ? std::string(": it is an index") : ": " + platform_manifest.error());
+        return out;
+    }
+    tell_facts(*platform_manifest, out.facts);
+    out.compressed_bytes = platform_manifest->compressed_bytes;
+    return out;
+}
+
+RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadline) const {
+    Result<RegistryLocator> located = locate_in_registry(reference);
+    if (!located) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::bad_answer, "the reference cannot be located: " + located.error());
+    std::vector<RegistryHost> hosts = hosts_.hosts_for(located->registry);
+    hosts.erase(std::remove_if(hosts.begin(), hosts.end(), [](const RegistryHost& h) { return (h.capabilities & kHostPull) == 0; }), hosts.end());
+    if (hosts.empty()) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::unreachable, "no host is configured to pull from " + located->registry);
+    // Each host in order, as containerd tries them: a 404 or a failure moves
+    // to the next; unknown only where every host said 404.
+    std::vector<RegistryLookup> tried;
+    for (const RegistryHost& host : hosts) {
+        RegistryLookup r = fetch_from(host, *located, deadline);
+        if (r.status == RegistryLookupStatus::found || r.status == RegistryLookupStatus::digest_mismatch) return r;
+        tried.push_back(std::move(r));
+        if (std::chrono::steady_clock::now() >= deadline) break;
+    }
+    if (tried.size() == 1) return std::move(tried.front());
+    const bool all_unknown =
+        tried.size() == hosts.size() && std::all_of(tried.begin(), tried.end(), [](const RegistryLookup& r) { return r.status == RegistryLookupStatus::not_found; });
+    RegistryLookup out;
+    out.status = all_unknown ? RegistryLookupStatus::not_found : RegistryLookupStatus::unavailable;
+    for (const RegistryLookup& r : tried) {
+        if (out.status == RegistryLookupStatus::unavailable && out.failure == RegistryFailure::none && r.status == RegistryLookupStatus::unavailable) out.failure = r.failure;
+        if (!out.detail.empty()) out.detail += "; ";
+        out.detail += r.detail;
+    }
+    return out;
+}
+
+}  // namespace miw::server

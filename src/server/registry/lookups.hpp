@@ -1,0 +1,60 @@
+// What --registry-check needs to look digests up, put together once: the
+// transport (libcurl), the hosts of each registry, the keyring and the
+// authorizer over them, the distribution client, and the cache in front of
+// it with its workers. The server and the offline commands both build it
+// from RegistrySettings. No Boost, no libcurl here.
+#pragma once
+
+#include "authorizer.hpp"
+#include "client.hpp"
+#include "curl_transport.hpp"
+#include "hosts.hpp"
+
+#include "model_image_webhook/registry/cache.hpp"
+#include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/result.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace miw::server {
+
+// Looks over the network at once, at most (docs/operations.md, "Memory budget").
+inline constexpr std::size_t kConcurrentLookups = 4;
+
+struct RegistrySettings {
+    std::string ca_file;  // --registry-ca: added to the system's roots
+    std::vector<std::string> insecure_hosts;  // --registry-insecure: authorities (host[:port]) or hosts spoken to over plain HTTP
+    RegistryCredentials credentials;  // --registry-auth
+    std::string platform = "linux/amd64";  // --registry-platform: an index's entry that is judged and sized
+    std::chrono::milliseconds timeout{3000};  // --registry-timeout: one look, end to end
+    std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl: how long a miss or a failure is kept
+};
+
+class RegistryLookups {
+public:
+    // Fails when the transport cannot be set up (an unreadable --registry-ca).
+    static Result<std::unique_ptr<RegistryLookups>> create(RegistrySettings settings);
+
+    const RegistryCache& cache() const { return cache_; }
+    std::chrono::milliseconds timeout() const { return settings_.timeout; }
+
+    // The source the rules ask, each look bounded by --registry-timeout.
+    const RegistrySource& source() const { return source_; }
+
+private:
+    RegistryLookups(std::unique_ptr<CurlTransport> transport, RegistrySettings settings);
+    static RegistryCacheSettings cache_settings(const RegistrySettings& settings);
+
+    RegistrySettings settings_;
+    std::unique_ptr<CurlTransport> transport_;
+    FlagRegistryHosts hosts_;
+    Authorizer authorizer_;
+    RegistryClient client_;
+    RegistryCache cache_;  // last of the parts: its workers stop before what they use goes
+    CachedRegistrySource source_;
+};
+
+}  // namespace miw::server

@@ -1,0 +1,39 @@
+// One HTTP exchange with a registry or its token server, as the layers above
+// it (the authorizer, the client) see it: a request in, an answer or the
+// reason there is none out, bounded by a deadline and its body capped while
+// it is read. The real one is libcurl's (curl_transport.hpp); the tests give
+// a scripted one. No Boost, no libcurl in this header.
+#pragma once
+
+#include "model_image_webhook/registry/cache.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace miw::server {
+
+struct HttpRequest {
+    std::string url;  // absolute: https://host[:port]/path?query
+    std::vector<std::pair<std::string, std::string>> headers;  // Accept, Authorization, a hosts.toml's own
+    std::size_t max_body = 0;  // a body over this is too_large, not read further
+};
+
+struct HttpResponse {
+    int status = 0;
+    std::string body;
+    std::string content_type;
+    std::vector<std::string> www_authenticate;  // every such field, in order
+    std::string location;
+    RegistryFailure failure = RegistryFailure::none;  // set when no answer came
+    std::string error;  // what stopped it, in a few words (never a credential)
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    // Never follows a redirect. May be called from several threads at once.
+    virtual HttpResponse send(const HttpRequest& request, Deadline deadline) const = 0;
+};
+
+}  // namespace miw::server

@@ -1,0 +1,208 @@
+// The libcurl transport against a plain-HTTP server on a loopback socket:
+// what it sends (Host names the host connected to), what it reads (every
+// WWW-Authenticate field, the cap), what it does not do (follow a redirect,
+// wait past its deadline), and connections kept for the next request.
+// TLS, proxies and certificates: tests/integration/registry_test.py.
+#include "../../../src/server/registry/curl_transport.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace miw;
+using namespace miw::server;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Answers each request head it reads with what `reply` returns for it, on
+// kept-alive connections; counts the connections it accepted.
+class LoopbackServer {
+public:
+    explicit LoopbackServer(std::function<std::string(const std::string&)> reply) : reply_(std::move(reply)) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+        REQUIRE(::listen(listener_, 16) == 0);
+        socklen_t len = sizeof addr;
+        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = ntohs(addr.sin_port);
+        acceptor_ = std::thread([this] { accept_loop(); });
+    }
+    ~LoopbackServer() {
+        stopping_ = true;
+        ::shutdown(listener_, SHUT_RDWR);
+        ::close(listener_);
+        acceptor_.join();
+        std::lock_guard lock(mutex_);
+        for (int fd : connections_) ::shutdown(fd, SHUT_RDWR);
+        for (std::thread& t : serving_) t.join();
+        for (int fd : connections_) ::close(fd);
+    }
+    std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+    int accepted() const { return accepted_; }
+    std::vector<std::string> heads() const {
+        std::lock_guard lock(mutex_);
+        return heads_;
+    }
+
+private:
+    void accept_loop() {
+        while (!stopping_) {
+            const int fd = ::accept(listener_, nullptr, nullptr);
+            if (fd < 0) return;
+            ++accepted_;
+            std::lock_guard lock(mutex_);
+            connections_.push_back(fd);
+            serving_.emplace_back([this, fd] { serve(fd); });
+        }
+    }
+    void serve(int fd) {
+        std::string buffer;
+        char chunk[4096];
+        while (true) {
+            const std::size_t end = buffer.find("\r\n\r\n");
+            if (end != std::string::npos) {
+                const std::string head = buffer.substr(0, end + 4);
+                buffer.erase(0, end + 4);
+                {
+                    std::lock_guard lock(mutex_);
+                    heads_.push_back(head);
+                }
+                const std::string out = reply_(head);
+                if (out.empty()) continue;  // silent: the client's deadline must end it
+                if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) < 0) return;
+                continue;
+            }
+            const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+            if (n <= 0) return;
+            buffer.append(chunk, static_cast<std::size_t>(n));
+        }
+    }
+
+    std::function<std::string(const std::string&)> reply_;
+    int listener_ = -1;
+    unsigned short port_ = 0;
+    std::atomic<bool> stopping_{false};
+    std::atomic<int> accepted_{0};
+    std::thread acceptor_;
+    mutable std::mutex mutex_;
+    std::vector<int> connections_;
+    std::vector<std::thread> serving_;
+    std::vector<std::string> heads_;
+};
+
+std::string http_answer(int status, const std::string& extra_headers, const std::string& body) {
+    return "HTTP/1.1 " + std::to_string(status) + " X\r\n" + extra_headers + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+Deadline soon() { return std::chrono::steady_clock::now() + 5s; }
+
+std::unique_ptr<CurlTransport> transport() {
+    auto made = CurlTransport::create("");
+    REQUIRE(made);
+    return std::move(*made);
+}
+
+HttpRequest get(const std::string& url, std::size_t max_body = 1 << 20) {
+    HttpRequest r;
+    r.url = url;
+    r.headers = {{"Accept", "application/vnd.oci.image.manifest.v1+json"}, {"Authorization", "Bearer tok"}};
+    r.max_body = max_body;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a request names the host connected to, and its headers go as given", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return http_answer(200, "Content-Type: application/json\r\n", "{}"); });
+    const auto t = transport();
+    const HttpResponse got = t->send(get(server.url("/v2/team/qwen/manifests/sha256:abc")), soon());
+    CHECK(got.failure == RegistryFailure::none);
+    CHECK(got.status == 200);
+    CHECK(got.body == "{}");
+    CHECK(got.content_type == "application/json");
+    const std::string head = server.heads().at(0);
+    CHECK(head.rfind("GET /v2/team/qwen/manifests/sha256:abc HTTP/1.1\r\n", 0) == 0);
+    CHECK(head.find("\r\nHost: 127.0.0.1:") != std::string::npos);
+    CHECK(head.find("\r\nAccept: application/vnd.oci.image.manifest.v1+json\r\n") != std::string::npos);
+    CHECK(head.find("\r\nAuthorization: Bearer tok\r\n") != std::string::npos);
+    CHECK(head.find("User-Agent: model-image-webhook") != std::string::npos);
+}
+
+TEST_CASE("every WWW-Authenticate field of an answer is read", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) {
+        return http_answer(401, "WWW-Authenticate: Negotiate\r\nWWW-Authenticate: Bearer realm=\"https://auth.example/token\"\r\n", "");
+    });
+    const auto t = transport();
+    const HttpResponse got = t->send(get(server.url("/v2/")), soon());
+    CHECK(got.status == 401);
+    REQUIRE(got.www_authenticate.size() == 2);
+    CHECK(got.www_authenticate[0] == "Negotiate");
+    CHECK(got.www_authenticate[1] == "Bearer realm=\"https://auth.example/token\"");
+}
+
+TEST_CASE("connections are kept for the next request", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return http_answer(200, "", "{}"); });
+    const auto t = transport();
+    for (int i = 0; i < 5; ++i) REQUIRE(t->send(get(server.url("/v2/x/manifests/" + std::to_string(i))), soon()).status == 200);
+    CHECK(server.accepted() == 1);
+    CHECK(server.heads().size() == 5);
+}
+
+TEST_CASE("an answer over its cap is not read", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return http_answer(200, "", std::string(200000, 'x')); });
+    const auto t = transport();
+    const HttpResponse got = t->send(get(server.url("/v2/x"), 4096), soon());
+    CHECK(got.failure == RegistryFailure::too_large);
+    CHECK(got.body.size() <= 4096);
+    CHECK(got.error.find("larger than 4096 bytes") != std::string::npos);
+}
+
+TEST_CASE("a redirect is answered as it came, never followed", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return http_answer(307, "Location: http://127.0.0.1:1/elsewhere?sig=s3cret\r\n", ""); });
+    const auto t = transport();
+    const HttpResponse got = t->send(get(server.url("/v2/x")), soon());
+    CHECK(got.status == 307);
+    CHECK(got.location == "http://127.0.0.1:1/elsewhere?sig=s3cret");
+    CHECK(server.heads().size() == 1);
+}
+
+TEST_CASE("a silent server costs the deadline, no more", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return std::string(); });
+    const auto t = transport();
+    const auto started = std::chrono::steady_clock::now();
+    const HttpResponse got = t->send(get(server.url("/v2/x")), started + 300ms);
+    CHECK(got.failure == RegistryFailure::timeout);
+    CHECK(std::chrono::steady_clock::now() - started < 3s);
+    const HttpResponse late = t->send(get(server.url("/v2/x")), std::chrono::steady_clock::now() - 1s);
+    CHECK(late.failure == RegistryFailure::timeout);
+}
+
+TEST_CASE("nothing but http and https is spoken, and a refused connection is unreachable", "[registry_curl_transport]") {
+    const auto t = transport();
+    CHECK(t->send(get("file:///etc/passwd"), soon()).failure == RegistryFailure::bad_answer);
+    CHECK(t->send(get("gopher://127.0.0.1/x"), soon()).failure == RegistryFailure::bad_answer);
+    CHECK(t->send(get("http://127.0.0.1:1/v2/"), soon()).failure == RegistryFailure::unreachable);
+}
+
+TEST_CASE("an unreadable or empty --registry-ca is refused at start-up", "[registry_curl_transport]") {
+    const auto missing = CurlTransport::create("/nonexistent/ca.pem");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().find("cannot be read") != std::string::npos);
+    const auto empty = CurlTransport::create("/dev/null");
+    REQUIRE_FALSE(empty);
+    CHECK(empty.error().find("holds no PEM certificate") != std::string::npos);
+}
