@@ -15,6 +15,7 @@ passed=0 failed=0
 check() { local name=$1; shift; if "$@"; then passed=$((passed + 1)); else echo "FAIL $name"; failed=$((failed + 1)); fi; }
 
 check "no shell in the image" test ! -e "$root/bin/sh"
+check "the CA bundle registries are verified against" test -s "$root/etc/ssl/certs/ca-certificates.crt"
 check "the version runs" bash -c "chroot --userspec=65532:65532 '$root' /model-image-webhook version | grep -q '^model-image-webhook '"
 cp "$repo/examples/reviews/artifact-tag-only.json" "$root/tmp/review.json"
 chroot --userspec=65532:65532 "$root" /model-image-webhook review /tmp/review.json >"$root/tmp/out.json" 2>/dev/null
