@@ -188,6 +188,11 @@ TEST_CASE("every way of writing one digest is one entry", "[registry_cache]") {
     CHECK(cache.lookup_until("index.docker.io/qwen:v1@" + digest, soon()).origin == RegistryAnswerOrigin::cache);
     CHECK_FALSE(cache.cached("docker.io/library/other@" + digest).has_value());
     CHECK(fetcher.calls == 1);
+    cache.lookup_until("registry.example.com:5000/team/qwen@" + digest, soon());
+    CHECK(cache.lookup_until("registry.example.com:5000/team/qwen:v1@" + digest, soon()).origin == RegistryAnswerOrigin::cache);
+    cache.lookup_until("docker.io/vllm/model:v2@" + digest, soon());
+    CHECK(cache.lookup_until("vllm/model@" + digest, soon()).origin == RegistryAnswerOrigin::cache);
+    CHECK(fetcher.calls == 3);
 }
 
 TEST_CASE("past the digests that may wait for a worker, a look is busy and not kept", "[registry_cache]") {

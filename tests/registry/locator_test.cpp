@@ -24,6 +24,9 @@ TEST_CASE("a pinned reference names its registry, repository and digest as distr
         {"Docker Hub's index name", "index.docker.io/vllm/vllm-openai@" + kDigest, "docker.io", "vllm/vllm-openai"},
         {"Docker Hub's official image", "docker.io/ubuntu@" + kDigest, "docker.io", "library/ubuntu"},
         {"a bare path is Docker Hub's", "ubuntu@" + kDigest, "docker.io", "library/ubuntu"},
+        {"a first component without a dot is Docker Hub's user", "vllm/vllm-openai@" + kDigest, "docker.io", "vllm/vllm-openai"},
+        {"localhost is a registry", "localhost/models/qwen@" + kDigest, "localhost", "models/qwen"},
+        {"localhost with a port", "localhost:5000/qwen@" + kDigest, "localhost:5000", "qwen"},
         {"a tag beside the digest is not asked for", "ghcr.io/org/model:v1@" + kDigest, "ghcr.io", "org/model"},
     };
     for (const Case& c : cases) {

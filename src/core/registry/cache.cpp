@@ -26,6 +26,26 @@ std::string RegistryCache::key_of(std::string_view reference) {
     return located ? located->canonical() : std::string(reference);
 }
 
+namespace {
+
+// Whether a reference is written as its canonical locator already (a
+// registry with a dot, a port or localhost, not one of Docker Hub's other
+// names, no tag beside the digest): then it is its own key, and a cache hit
+// costs no parse and no copy, as it did before keys were normalised.
+bool canonical_already(std::string_view reference) {
+    const std::size_t slash = reference.find('/');
+    const std::size_t at = reference.find('@');
+    if (slash == std::string_view::npos || at == std::string_view::npos || at < slash) return false;
+    const std::string_view domain = reference.substr(0, slash);
+    if (domain.find_first_of(".:") == std::string_view::npos && domain != "localhost") return false;
+    if (domain == "index.docker.io") return false;
+    const std::string_view name = reference.substr(slash + 1, at - slash - 1);
+    if (domain == "docker.io" && name.find('/') == std::string_view::npos) return false;
+    return name.find(':') == std::string_view::npos;
+}
+
+}  // namespace
+
 std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const {
     if (const auto it = found_index_.find(key); it != found_index_.end()) {
         found_.splice(found_.begin(), found_, it->second);
@@ -60,13 +80,17 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
 }
 
 std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) const {
-    const std::string key = key_of(reference);
+    std::string normalised;
+    std::string_view key = reference;
+    if (!canonical_already(reference)) key = normalised = key_of(reference);
     std::lock_guard lock(mutex_);
     return cached_locked(key, std::chrono::steady_clock::now());
 }
 
 RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline) const {
-    std::string key = key_of(reference);
+    std::string normalised;
+    std::string_view key = reference;
+    if (!canonical_already(reference)) key = normalised = key_of(reference);
     std::shared_ptr<Flight> flight;
     bool started = false;
     std::unique_lock lock(mutex_);
@@ -82,7 +106,7 @@ RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline 
             return {std::move(busy), RegistryAnswerOrigin::fetched};
         }
         flight = std::make_shared<Flight>();
-        flight->key = std::move(key);
+        flight->key = std::string(key);
         flight->reference = std::string(reference);
         flight->deadline = now + settings_.fetch_timeout;
         in_flight_.emplace(flight->key, flight);

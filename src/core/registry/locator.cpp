@@ -2,6 +2,8 @@
 
 #include "model_image_webhook/image_reference.hpp"
 
+#include <algorithm>
+
 namespace miw {
 
 std::string RegistryLocator::canonical() const { return registry + "/" + repository + "@" + digest; }
@@ -29,8 +31,16 @@ Result<RegistryLocator> locate_in_registry(std::string_view reference) {
     if (!ref.has_digest()) return fail("the reference pins no digest");
     RegistryLocator out;
     out.digest = std::string(ref.digest);
-    const std::string_view domain = ref.domain;
+    std::string_view domain = ref.domain;
     std::string path(ref.path);
+    // distribution/reference's splitDockerDomain: a first component is a
+    // registry only with a '.', a ':', an upper-case letter, or as localhost;
+    // "vllm/vllm-openai" is Docker Hub's, whatever the grammar's split said.
+    const bool has_upper = std::any_of(domain.begin(), domain.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (!domain.empty() && domain.find_first_of(".:") == std::string_view::npos && domain != "localhost" && !has_upper) {
+        path = std::string(domain) + "/" + path;
+        domain = {};
+    }
     if (domain.empty() || domain == "docker.io" || domain == "index.docker.io") {
         out.registry = "docker.io";
         if (path.find('/') == std::string::npos) path = "library/" + path;
