@@ -4,6 +4,7 @@
 
 #include "model_image_webhook/admission_path.hpp"
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/registry/body_references.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -34,21 +35,33 @@ private:
     Metrics& metrics_;
 };
 
-// The registry source of one request: the cache, and past it (RegistryReach::look)
-// a look bounded by the request's deadline; each answer counted.
+// The registry source of one request. Planned (a review on the thread that
+// read it): the answers told before the review, which never waits; a
+// reference the plan did not foresee is not looked up there, but said to be
+// unchecked. Else: the cache, and past it a look bounded by the request's
+// deadline. Each answer counted.
 class RequestRegistry : public RegistrySource {
 public:
-    RequestRegistry(const RegistryCache& cache, std::chrono::steady_clock::time_point deadline, RegistryReach reach, Metrics& metrics)
-        : cache_(cache), deadline_(deadline), reach_(reach), metrics_(metrics) {}
+    RequestRegistry(const RegistryCache& cache, std::chrono::steady_clock::time_point deadline, const RegistryPlan* planned, Metrics& metrics)
+        : cache_(cache), deadline_(deadline), planned_(planned), metrics_(metrics) {}
 
     RegistryLookup lookup(std::string_view reference) const override {
-        if (reach_ == RegistryReach::cache_only) {
+        if (planned_ != nullptr) {
+            for (const auto& [written, known] : planned_->known) {
+                if (written == reference) {
+                    metrics_.registry_lookup(known, true, 0);
+                    return known;
+                }
+            }
             if (std::optional<RegistryLookup> known = cache_.cached(reference)) {
                 metrics_.registry_lookup(*known, true, 0);
                 return std::move(*known);
             }
-            missed_ = true;  // the answer given is thrown away: the request is routed again
-            return {};
+            RegistryLookup unforeseen;
+            unforeseen.failure = RegistryFailure::busy;
+            unforeseen.detail = "the reference was not foreseen before the review, which could not wait for a look";
+            metrics_.registry_lookup(unforeseen, false, 0);
+            return unforeseen;
         }
         const auto start = std::chrono::steady_clock::now();
         RegistryAnswer answer = cache_.lookup_until(reference, deadline_);
@@ -57,14 +70,11 @@ public:
         return std::move(answer.lookup);
     }
 
-    bool missed() const { return missed_; }
-
 private:
     const RegistryCache& cache_;
     std::chrono::steady_clock::time_point deadline_;
-    RegistryReach reach_;
+    const RegistryPlan* planned_;
     Metrics& metrics_;
-    mutable bool missed_ = false;
 };
 
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
@@ -106,7 +116,7 @@ HttpAnswer plain(int status, std::string body, std::string allow = {}) {
 }
 
 HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view target, std::string& body, std::chrono::steady_clock::time_point received,
-                 RegistryReach reach) {
+                 const RegistryPlan* planned) {
     const auto policy = state.policy.get();
     const Endpoint endpoint = at.endpoint;
     ReviewContext context{endpoint, *policy, nullptr};
@@ -127,15 +137,10 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     if (state.registry != nullptr && policy->registry_check != RegistryCheck::off) {
         auto registry_budget = state.registry_timeout;
         if (timeout) registry_budget = std::min(registry_budget, *timeout * 9 / 10);
-        registry.emplace(*state.registry, received + registry_budget, reach, state.metrics);
+        registry.emplace(*state.registry, received + registry_budget, planned, state.metrics);
         context.registry = &*registry;
     }
     ReviewResult result = review(body, context);
-    if (registry && registry->missed()) {
-        HttpAnswer again;
-        again.needs_registry_look = true;
-        return again;
-    }
     // From the complete body: time queued for the Node-lookup pool counts too.
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count();
     const std::string_view verdict = to_string(result.outcome);
@@ -189,7 +194,7 @@ std::optional<std::chrono::milliseconds> request_timeout(std::string_view target
 }
 
 HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
-                 std::chrono::steady_clock::time_point received, RegistryReach reach) {
+                 std::chrono::steady_clock::time_point received, const RegistryPlan* planned) {
     target = origin_form(target);
     const std::string_view path = path_of(target);
     const bool get = method == "GET" || method == "HEAD";
@@ -198,7 +203,7 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     if (admission != nullptr) {
         if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
         else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
-        else return admit(state, *admission, target, body, received, reach);
+        else return admit(state, *admission, target, body, received, planned);
     } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
         if (!get) {
             answer = plain(405, "use GET\n", "GET, HEAD");
@@ -220,16 +225,27 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     return answer;
 }
 
-std::optional<HttpAnswer> route_from_registry_cache(ServerState& state, Port port, std::string_view method, std::string_view target,
-                                                    std::string_view content_type, std::string& body, std::chrono::steady_clock::time_point received) {
-    constexpr std::size_t kMostBodyCopied = 256u << 10;
-    if (body.size() > kMostBodyCopied) return std::nullopt;
-    thread_local std::string kept;
-    kept.assign(body);
-    HttpAnswer a = route(state, port, method, target, content_type, body, received, RegistryReach::cache_only);
-    if (!a.needs_registry_look) return a;
-    body.assign(kept);
-    return std::nullopt;
+RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::string_view target, std::string_view body) {
+    RegistryPlan plan;
+    if (state.registry == nullptr || port != Port::admission || state.policy.get()->registry_check == RegistryCheck::off) return plan;
+    if (find_admission_path(path_of(origin_form(target))) == nullptr) return plan;
+    thread_local std::vector<std::string> artifact_images;  // kept: no allocation once warm
+    const BodyReferences found = references_in_body(body, state.artifacts, artifact_images);
+    if (!found.complete) {
+        plan.needs_look = true;
+        return plan;
+    }
+    plan.known.reserve(found.references.size());
+    for (std::string_view reference : found.references) {
+        std::optional<RegistryLookup> known = state.registry->cached(reference);
+        if (!known) {
+            plan.needs_look = true;
+            plan.known.clear();
+            return plan;
+        }
+        plan.known.emplace_back(std::string(reference), std::move(*known));
+    }
+    return plan;
 }
 
 }  // namespace miw::server

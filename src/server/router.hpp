@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace miw::server {
 
@@ -17,30 +19,26 @@ struct HttpAnswer {
     std::string_view content_type = "text/plain; charset=utf-8";  // always a literal
     std::string body;
     std::string allow;  // the Allow header of a 405
-    // Reviewed with RegistryReach::cache_only, and a digest was not in the
-    // cache: the answer is to be thrown away and the request routed again,
-    // where a review may wait for the registry.
-    bool needs_registry_look = false;
 };
-
-// Whether a review may wait on a registry look (off the I/O threads), or
-// must take the cache's answer or none.
-enum class RegistryReach { look, cache_only };
 
 enum class Port { admission, metrics_only };
 
-// body is parsed in place. received: when the request's last byte arrived; the
-// request's ?timeout= counts from then, queueing included.
-HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
-                 std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now(), RegistryReach reach = RegistryReach::look);
+// What a request's registry lookups need, told before it is reviewed
+// (--registry-check on): the cache's answers for every reference its body
+// may make the review ask about, so that it is reviewed where it was read;
+// or that one is not cached, so that it is reviewed where it may wait.
+struct RegistryPlan {
+    bool needs_look = false;
+    std::vector<std::pair<std::string, RegistryLookup>> known;  // by reference as the body writes it
+};
+RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::string_view target, std::string_view body);
 
-// With --registry-check on: the request answered from the registry cache
-// alone, on this thread; nullopt when a digest it names is not cached yet,
-// the body then left as it came, for route() on a thread that may wait. The
-// review parses the body in place, so it reads a copy the thread keeps (no
-// allocation once warm); a body over 256 KiB is not copied: nullopt at once.
-std::optional<HttpAnswer> route_from_registry_cache(ServerState& state, Port port, std::string_view method, std::string_view target,
-                                                    std::string_view content_type, std::string& body, std::chrono::steady_clock::time_point received);
+// body is parsed in place. received: when the request's last byte arrived; the
+// request's ?timeout= counts from then, queueing included. planned: the
+// registry's answers told before (a review that must not wait); null: the
+// review may wait for a look.
+HttpAnswer route(ServerState& state, Port port, std::string_view method, std::string_view target, std::string_view content_type, std::string& body,
+                 std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now(), const RegistryPlan* planned = nullptr);
 
 // RFC 9112 3.2.2: a request in absolute form ("https://host/validate?timeout=10s")
 // is taken by its path and query; any other target as it is.

@@ -366,12 +366,12 @@ private:
                               origin_form(request_.target).rfind("/validate", 0) == 0;
         if (may_wait) return route_off_io_thread();
         if (context_.state.registry == nullptr || context_.blocking == nullptr || port_ != Port::admission) return post_answer(route_request());
-        // --registry-check: answered here when the cache knows every digest
-        // the request names; else on the pool, where a review may wait.
-        std::optional<HttpAnswer> cached =
-            route_from_registry_cache(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_);
-        if (cached) return post_answer(std::move(*cached));
-        route_off_io_thread();
+        // --registry-check: reviewed here when the cache knows every digest
+        // the request may name; else on the pool, where a review may wait.
+        // Either way it is reviewed once.
+        const RegistryPlan plan = plan_registry_lookups(context_.state, port_, request_.target, request_.body);
+        if (plan.needs_look) return route_off_io_thread();
+        post_answer(route(context_.state, port_, request_.method_text, request_.target, request_.content_type, request_.body, received_, &plan));
     }
 
     void route_off_io_thread() {

@@ -129,7 +129,7 @@ std::string artifact_review(const std::string& reference) {
 
 }  // namespace
 
-TEST_CASE("with the cache alone, a review naming a digest it lacks asks to be routed again", "[router]") {
+TEST_CASE("a review whose digests the cache lacks is planned for a look, and reviewed once where it may wait", "[router]") {
     const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
     PolicyConfig policy = floor_policy();
     policy.registry_check = RegistryCheck::deny;
@@ -139,25 +139,58 @@ TEST_CASE("with the cache alone, a review naming a digest it lacks asks to be ro
     state.registry = &cache;
 
     std::string body = artifact_review(reference);
-    const HttpAnswer missed = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(),
-                                    RegistryReach::cache_only);
-    CHECK(missed.needs_registry_look);
-    CHECK(missed.body.empty());
-    CHECK(registry.looks == 0);
+    const RegistryPlan cold = plan_registry_lookups(state, Port::admission, "/validate?timeout=10s", body);
+    CHECK(cold.needs_look);
+    CHECK(registry.looks == 0);  // planning never looks
 
-    body = artifact_review(reference);
     const HttpAnswer looked = route(state, Port::admission, "POST", "/validate", "application/json", body);
-    CHECK_FALSE(looked.needs_registry_look);
     CHECK_THAT(looked.body, Catch::Contains("the model image is 3.0 GiB compressed"));
     CHECK(registry.looks == 1);
 
     body = artifact_review(reference);
-    const HttpAnswer cached = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(),
-                                    RegistryReach::cache_only);
-    CHECK_FALSE(cached.needs_registry_look);
-    CHECK(cached.body == looked.body);
+    const RegistryPlan warm = plan_registry_lookups(state, Port::admission, "/validate", body);
+    REQUIRE_FALSE(warm.needs_look);
+    REQUIRE(warm.known.size() == 1);
+    CHECK(warm.known[0].first == reference);
+    const HttpAnswer planned = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(), &warm);
+    CHECK(planned.body == looked.body);
     CHECK(registry.looks == 1);
     CHECK_THAT(state.metrics.render(), Catch::Contains("miw_registry_cache_hits_total 1\n"));
+}
+
+TEST_CASE("a plan is only made where a review may ask the registry", "[router]") {
+    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    PolicyConfig policy = floor_policy();
+    policy.registry_check = RegistryCheck::warn;
+    ServerState state(policy);
+    const EveryDigest registry;
+    const RegistryCache cache(registry, std::chrono::seconds(30));
+    const std::string body = artifact_review(reference);
+    CHECK_FALSE(plan_registry_lookups(state, Port::admission, "/validate", body).needs_look);  // no registry configured
+    state.registry = &cache;
+    CHECK(plan_registry_lookups(state, Port::admission, "/validate", body).needs_look);
+    CHECK(plan_registry_lookups(state, Port::admission, "/audit/mutate", body).needs_look);
+    CHECK_FALSE(plan_registry_lookups(state, Port::admission, "/metrics", body).needs_look);
+    CHECK_FALSE(plan_registry_lookups(state, Port::metrics_only, "/validate", body).needs_look);
+    std::string escaped = artifact_review("r.example\\/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4");
+    CHECK(plan_registry_lookups(state, Port::admission, "/validate", escaped).needs_look);
+    CHECK(registry.looks == 0);
+}
+
+TEST_CASE("a planned review that meets a reference the plan did not foresee never waits: it is unchecked, said so", "[router]") {
+    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+    PolicyConfig policy = floor_policy();
+    policy.registry_check = RegistryCheck::deny;
+    ServerState state(policy);
+    const EveryDigest registry;
+    const RegistryCache cache(registry, std::chrono::seconds(30));
+    state.registry = &cache;
+    std::string body = artifact_review(reference);
+    const RegistryPlan empty;  // foresaw nothing
+    const HttpAnswer a = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(), &empty);
+    CHECK_THAT(a.body, Catch::Contains("\"allowed\":true"));
+    CHECK_THAT(a.body, Catch::Contains("not foreseen before the review"));
+    CHECK(registry.looks == 0);
 }
 
 TEST_CASE("readyz says what it waits for", "[router]") {
