@@ -4,6 +4,7 @@
 // crash; what reads holds together (an index has entries and no size of its
 // own, a challenge has a lowercase scheme, a token is never empty).
 #include "model_image_webhook/registry_answers.hpp"
+#include "model_image_webhook/registry/body_references.hpp"
 #include "model_image_webhook/registry/locator.hpp"
 #include "model_image_webhook/registry/platform.hpp"
 #include "model_image_webhook/registry/url.hpp"
@@ -74,6 +75,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (location) {
             const miw::Result<miw::RegistryLocator> again = miw::locate_in_registry(location->canonical());
             if (!again || again->canonical() != location->canonical()) std::abort();
+        }
+    }
+    {
+        // The references a body names: each a view into the body, each pinning something, never more than the cap.
+        std::vector<std::string> images;
+        const miw::BodyReferences found = miw::references_in_body(text, nullptr, images);
+        if (found.references.size() > miw::kMaxScannedReferences) std::abort();
+        for (std::string_view r : found.references) {
+            if (r.data() < text.data() || r.data() + r.size() > text.data() + text.size()) std::abort();
+            if (r.find('@') == std::string_view::npos || r.find('\\') != std::string_view::npos) std::abort();
         }
     }
     {
