@@ -12,6 +12,7 @@ packages=(
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests
   curl                      # the README's example request
   docker-registry           # a real OCI registry (distribution 2.8) for the registry-check tests
+  prometheus                # promtool and a real Prometheus for the shipped alerts and dashboard
   clang-14 libclang-rt-14-dev   # fuzzing (libFuzzer)
 )
 sudo=""

@@ -63,17 +63,21 @@ public:
     std::string render() const;
 
 private:
-    static constexpr std::array<double, 12> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+    // Up to 10 s: a review that waits on a Node or registry lookup may approach the webhook
+    // configuration's timeoutSeconds (5), which the latency alert must be able to see.
+    static constexpr std::array<double, 15> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 2.5, 5.0, 10.0};
     static constexpr std::size_t kEndpoints = 2, kKinds = 11, kOperations = 5, kVerdicts = 7;
     static constexpr std::size_t kFindingVerdicts = 2;  // denied, would-deny
     // Lock-free on the hot path: one counter per label combination, which
     // the fixed label sets keep small.
-    struct Histogram {
-        std::array<std::atomic<std::uint64_t>, kBuckets.size()> buckets{};
+    template <std::size_t N>
+    struct HistogramOf {
+        std::array<std::atomic<std::uint64_t>, N> buckets{};
         std::atomic<std::uint64_t> count{0};
         std::atomic<std::uint64_t> sum_ns{0};
     };
     std::array<std::atomic<std::uint64_t>, kEndpoints * kKinds * kOperations * kVerdicts> reviews_{};
+    using Histogram = HistogramOf<kBuckets.size()>;
     std::array<Histogram, kEndpoints> latency_{};
     std::array<std::atomic<std::uint64_t>, kRules * kFindingVerdicts> findings_{};
     // found, not-found, digest-mismatch, then one per RegistryFailure.
@@ -81,7 +85,7 @@ private:
     static constexpr std::array<double, 12> kRegistryBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
     std::array<std::atomic<std::uint64_t>, kRegistryResults> registry_lookups_{};
     std::atomic<std::uint64_t> registry_cache_hits_{0};
-    Histogram registry_latency_{};
+    HistogramOf<kRegistryBuckets.size()> registry_latency_{};
 
     mutable std::mutex mutex_;  // for the rarely written maps below
     std::map<int, std::uint64_t> http_;

@@ -43,19 +43,20 @@ TEST_CASE("denials are counted by rule, enforced or softened", "[metrics]") {
 }
 
 TEST_CASE("latencies fill cumulative histogram buckets", "[metrics]") {
-    // The buckets' bounds: 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.
+    // The buckets' bounds: 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5, 5, 10.
     struct Case {
         const char* name;
         std::vector<double> latencies;
         std::vector<int> cumulative;  // each bucket's count, in order, then +Inf's
     };
     const Case cases[] = {
-        {"one under 0.5 ms, one under 2.5 ms", {0.0003, 0.002}, {0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
-        {"a latency on a bucket's bound counts in that bucket", {0.0001, 0.001}, {1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
-        {"the usual review, a few microseconds", {0.000004, 0.000002, 0.00001}, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}},
-        {"past the last bound: in +Inf only", {2.5, 0.3}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2}},
+        {"one under 0.5 ms, one under 2.5 ms", {0.0003, 0.002}, {0, 0, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+        {"a latency on a bucket's bound counts in that bucket", {0.0001, 0.001}, {1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+        {"the usual review, a few microseconds", {0.000004, 0.000002, 0.00001}, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}},
+        {"a review that waited seconds, near the webhook's timeoutSeconds", {2.5, 4.2, 0.3}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3}},
+        {"past the last bound: in +Inf only", {12.0, 0.3}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2}},
     };
-    const char* const bounds[] = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "1", "+Inf"};
+    const char* const bounds[] = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "1", "2.5", "5", "10", "+Inf"};
     for (const Case& c : cases) {
         DYNAMIC_SECTION(c.name) {
             Metrics m;
