@@ -38,7 +38,8 @@ for name in os.listdir(FIXTURES):
 
 # Kinds of other projects, and kinds of groups whose schemas the fixtures do not hold:
 # rendered, not validated against a schema (the NetworkPolicy has its own test below).
-FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate"), ("networking.k8s.io", "v1", "NetworkPolicy")}
+FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate"), ("networking.k8s.io", "v1", "NetworkPolicy"),
+           ("monitoring.coreos.com", "v1", "ServiceMonitor"), ("monitoring.coreos.com", "v1", "PrometheusRule")}
 
 WORK = tempfile.mkdtemp(prefix="miw-manifests-")
 MANIFESTS = os.path.join(WORK, "manifests")
@@ -240,6 +241,26 @@ def the_network_policy_admits_the_apiserver_and_keeps_metrics_inside():
         assert set(rules) == set(ports) == {"https", "metrics"}, (rules, ports)
         assert [f for f in rules["https"] if "ipBlock" in f], "the admission port is opened by address: the apiserver is not a Pod"
         assert rules["metrics"] == [{"namespaceSelector": {}}], "metrics from Pods inside the cluster only, never an outside address"
+
+
+@test
+def the_monitoring_kit_renders_and_scrapes_the_base_services_metrics_port():
+    objects = render("monitoring")
+    kinds = sorted(o["kind"] for o in objects)
+    assert kinds == ["ConfigMap", "PrometheusRule", "ServiceMonitor"], kinds
+    for obj in objects:
+        assert obj["metadata"]["namespace"] == "model-image-webhook", obj["metadata"]
+        if gvk(obj) not in FOREIGN:
+            name, components = DOCS[gvk(obj)]
+            jsonschema.Draft7Validator({"$ref": "#/components/schemas/" + name, "components": components}).validate(obj)
+    dashboard = [o for o in objects if o["kind"] == "ConfigMap"][0]
+    assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1", dashboard["metadata"]
+    assert json.loads(dashboard["data"]["model-image-webhook.json"])["uid"] == "model-image-webhook"
+    monitor = [o for o in objects if o["kind"] == "ServiceMonitor"][0]
+    service = [o for o in render("base") if o["kind"] == "Service"][0]
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items(), "it selects the webhook's Service"
+    assert monitor["spec"]["namespaceSelector"]["matchNames"] == [service["metadata"]["namespace"]]
+    assert [e["port"] for e in monitor["spec"]["endpoints"]] == ["metrics"] and "metrics" in [p["name"] for p in service["spec"]["ports"]]
 
 
 @test
