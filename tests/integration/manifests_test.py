@@ -6,6 +6,7 @@ the webhook configurations are safe (checked on the rendered YAML).
   manifests_test.py REPO_DIR
 Exit 77 (skipped) when kubectl is not installed.
 """
+import json
 import os
 import shutil
 import subprocess
