@@ -39,6 +39,11 @@ public:
     // matching it label by label, as the kubelet matches; nullptr for none.
     const RegistryCredential* find(std::string_view authority) const;
     std::size_t size() const { return by_key_.size(); }
+    // Each entry, by its normalized key: what a KubeletKeyring is filled from.
+    template <class Visit>
+    void each(Visit&& visit) const {
+        for (const auto& [key, credential] : by_key_) visit(key, credential);
+    }
 
 private:
     std::map<std::string, RegistryCredential, std::less<>> by_key_;  // normalized keys

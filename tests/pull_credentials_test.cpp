@@ -1,0 +1,108 @@
+// Pull Secrets, ServiceAccounts and credential provider answers, read as the
+// kubelet reads them.
+#include "model_image_webhook/pull_credentials.hpp"
+
+#include "model_image_webhook/text.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace miw;
+
+namespace {
+
+std::string secret(const std::string& type, const std::string& key, const std::string& config) {
+    return R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"pull","namespace":"ml"},"type":")" + type + R"(","data":{")" + key + R"(":")" +
+           base64_encode(config) + R"("}})";
+}
+
+}  // namespace
+
+TEST_CASE("a pull Secret of either docker type becomes a keyring", "[pull_credentials]") {
+    const std::string auth = base64_encode("ci-bot:s3cret");
+    struct Case {
+        const char* name;
+        std::string text;
+    };
+    const Case cases[] = {
+        {"kubernetes.io/dockerconfigjson", secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson", R"({"auths":{"registry.example.com":{"auth":")" + auth + R"("}}})")},
+        {"kubernetes.io/dockercfg", secret("kubernetes.io/dockercfg", ".dockercfg", R"({"registry.example.com":{"auth":")" + auth + R"("}})")},
+        {"username and password", secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson", R"({"auths":{"https://registry.example.com/v1/":{"username":"ci-bot","password":"s3cret"}}})")},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            std::string text = c.text;
+            Result<KubeletKeyring> keyring = read_pull_secret(text);
+            REQUIRE(keyring);
+            const auto found = keyring->lookup("registry.example.com", "team/qwen");
+            REQUIRE(found.size() == 1);
+            CHECK(found[0].username == "ci-bot");
+            CHECK(found[0].password == "s3cret");
+        }
+    }
+}
+
+TEST_CASE("a Secret that is no pull secret says why, never its value", "[pull_credentials]") {
+    struct Case {
+        const char* name;
+        std::string text;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"an Opaque secret", R"({"kind":"Secret","type":"Opaque","data":{"token":"aHVudGVyMg=="}})", "its type is Opaque"},
+        {"no type", R"({"kind":"Secret","data":{}})", "its type is not set"},
+        {"no data", R"({"kind":"Secret","type":"kubernetes.io/dockerconfigjson"})", "no data[\".dockerconfigjson\"]"},
+        {"not base64", R"({"kind":"Secret","type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"hunter2!!"}})", "is not base64"},
+        {"not a docker config", secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson", "[hunter2]"), "cannot be read"},
+        {"a Status instead", R"({"kind":"Status","code":404})", "not a Secret"},
+        {"not JSON", "hunter2", "not JSON"},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            std::string text = c.text;
+            Result<KubeletKeyring> keyring = read_pull_secret(text);
+            REQUIRE_FALSE(keyring);
+            CHECK_THAT(keyring.error(), Catch::Contains(c.says));
+            CHECK_THAT(keyring.error(), !Catch::Contains("hunter2"));
+        }
+    }
+}
+
+TEST_CASE("a ServiceAccount's pull secrets are its imagePullSecrets' names, in order", "[pull_credentials]") {
+    std::string text = R"({"kind":"ServiceAccount","metadata":{"name":"default"},"imagePullSecrets":[{"name":"b"},{"name":"a"},{}]})";
+    CHECK(read_service_account_pull_secrets(text).value() == std::vector<std::string>{"b", "a"});
+    std::string none = R"({"kind":"ServiceAccount","metadata":{"name":"default"}})";
+    CHECK(read_service_account_pull_secrets(none).value().empty());
+    std::string wrong = R"({"kind":"ServiceAccount","imagePullSecrets":"b"})";
+    CHECK_FALSE(read_service_account_pull_secrets(wrong));
+}
+
+TEST_CASE("a credential provider's answer is read as the kubelet reads it", "[pull_credentials]") {
+    std::string text = R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Registry",
+                           "cacheDuration":"6h0m0s","auth":{"*.dkr.ecr.us-east-1.amazonaws.com":{"username":"AWS","password":"ecr-token"}}})";
+    Result<CredentialProviderResponse> r = read_credential_provider_response(text);
+    REQUIRE(r);
+    CHECK(r->cache_key_type == CredentialProviderResponse::CacheKey::registry);
+    CHECK(r->cache_duration == std::chrono::hours(6));
+    REQUIRE(r->auth.size() == 1);
+    CHECK(r->auth[0].first == "*.dkr.ecr.us-east-1.amazonaws.com");
+    CHECK(r->auth[0].second.username == "AWS");
+
+    struct Case {
+        const char* name;
+        std::string text;
+    };
+    const Case bad[] = {
+        {"another kind", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"Status","cacheKeyType":"Image"})"},
+        {"the alpha API", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1alpha1","kind":"CredentialProviderResponse","cacheKeyType":"Image"})"},
+        {"no cache key type", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse"})"},
+        {"a duration that is not one", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Image","cacheDuration":"soon"})"},
+        {"auth not a map", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Image","auth":[]})"},
+        {"not JSON", "Error: no credentials"},
+    };
+    for (const Case& c : bad) {
+        SECTION(c.name) {
+            std::string t = c.text;
+            CHECK_FALSE(read_credential_provider_response(t));
+        }
+    }
+}
