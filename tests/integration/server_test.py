@@ -71,7 +71,11 @@ class Server:
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                # Both ports: another test may take the metrics port between
+                # free_ports and the server's bind, which is then retried too.
+                for port in (self.port, self.metrics_port):
+                    if port is not None:
+                        socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 return True
             except OSError:
                 if self.proc.poll() is not None:
@@ -109,7 +113,12 @@ class Server:
 
     def get(self, path, plain=False):
         conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=5) if plain else self.connection()
-        conn.request("GET", path)
+        try:
+            conn.request("GET", path)
+        except ConnectionRefusedError:
+            # Say whether the server is gone, and what it said last.
+            raise AssertionError("GET %s refused; the server %s; its log ends: %s" % (
+                path, "is running" if self.proc.poll() is None else "exited with %s" % self.proc.returncode, self.output()[-3000:]))
         resp = conn.getresponse()
         data = resp.read()
         conn.close()
