@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     {
         std::string json = text;
-        const miw::Result<miw::RegistryCredentials> credentials = miw::read_docker_config(json);
+        const miw::Result<miw::KubeletKeyring> credentials = miw::read_docker_config(json);
         if (!credentials && credentials.error().empty()) std::abort();
     }
     {

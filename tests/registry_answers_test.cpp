@@ -105,14 +105,15 @@ TEST_CASE("a .dockerconfigjson is read as the kubelet reads it", "[registry_answ
     const auto creds = read_docker_config(text);
     REQUIRE(creds.ok());
     CHECK(creds->size() == 2);
-    REQUIRE(creds->find("registry.example.com") != nullptr);
-    CHECK(creds->find("registry.example.com")->username == "robot");
-    CHECK(creds->find("registry.example.com")->password == "s3cr:et");
-    CHECK(creds->find("docker.io")->username == "hub");
+    const auto found = creds->lookup("registry.example.com", "team/qwen");
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].username == "robot");
+    CHECK(found[0].password == "s3cr:et");
+    CHECK(creds->lookup("docker.io", "library/qwen").at(0).username == "hub");
     std::string legacy = R"({"registry.example.com":{"auth":"dTpw"}})";
     const auto old = read_docker_config(legacy);
     REQUIRE(old.ok());
-    CHECK(old->find("registry.example.com")->password == "p");
+    CHECK(old->lookup("registry.example.com", "m").at(0).password == "p");
 }
 
 TEST_CASE("a docker config that cannot be read says why, never the secret", "[registry_answers]") {

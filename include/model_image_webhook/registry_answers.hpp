@@ -4,7 +4,7 @@
 // kubelet reads it. Malformed answers are errors, never guesses.
 #pragma once
 
-#include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/registry/source.hpp"
 #include "model_image_webhook/result.hpp"
 
@@ -60,6 +60,6 @@ bool registry_error_names(std::string& text, std::string_view code);
 
 // A .dockerconfigjson ({"auths": {"host": {"auth": base64(user:pass)} or
 // {"username","password"}}}), or a legacy .dockercfg (the auths map alone).
-Result<RegistryCredentials> read_docker_config(std::string& text);
+Result<KubeletKeyring> read_docker_config(std::string& text);
 
 }  // namespace miw

@@ -59,10 +59,8 @@ Result<KubeletKeyring> read_pull_secret(std::string& text) {
     if (data == nullptr || !data->IsString()) return fail("it has no data[\"" + std::string(data_key) + "\"]");
     std::optional<std::string> config = base64_decode(view(*data));
     if (!config) return fail("its data[\"" + std::string(data_key) + "\"] is not base64");
-    Result<RegistryCredentials> credentials = read_docker_config(*config);
-    if (!credentials) return fail("its data[\"" + std::string(data_key) + "\"] cannot be read: " + credentials.error());
-    KubeletKeyring keyring;
-    credentials->each([&](const std::string& key, const RegistryCredential& c) { keyring.add(key, c); });
+    Result<KubeletKeyring> keyring = read_docker_config(*config);
+    if (!keyring) return fail("its data[\"" + std::string(data_key) + "\"] cannot be read: " + keyring.error());
     return keyring;
 }
 

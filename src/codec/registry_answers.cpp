@@ -116,7 +116,7 @@ bool registry_error_names(std::string& text, std::string_view code) {
     return false;
 }
 
-Result<RegistryCredentials> read_docker_config(std::string& text) {
+Result<KubeletKeyring> read_docker_config(std::string& text) {
     Document doc;
     if (std::string error = parse_document(text, doc); !error.empty()) return fail("not JSON: " + error);
     if (!doc.IsObject()) return fail("not a JSON object");
@@ -124,7 +124,7 @@ Result<RegistryCredentials> read_docker_config(std::string& text) {
     const Value* auths = member(&doc, "auths");
     if (auths == nullptr) auths = &doc;
     if (!auths->IsObject()) return fail("\"auths\" is not an object");
-    RegistryCredentials out;
+    KubeletKeyring out;
     for (const auto& entry : auths->GetObject()) {
         const std::string key(view(entry.name));
         if (!entry.value.IsObject()) return fail("the entry for \"" + key + "\" is not an object");

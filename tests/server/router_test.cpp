@@ -127,16 +127,28 @@ std::string artifact_review(const std::string& reference) {
            reference + R"("}}}}}})";
 }
 
+const std::string kPinned = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
+
+// A server's state with --registry-check in `mode`, its cache in front of a registry that has every digest.
+struct RegistryChecking {
+    explicit RegistryChecking(RegistryCheck mode) : state(policy_for(mode)) { state.registry = &cache; }
+    static PolicyConfig policy_for(RegistryCheck mode) {
+        PolicyConfig policy = floor_policy();
+        policy.registry_check = mode;
+        return policy;
+    }
+    ServerState state;
+    const EveryDigest registry;
+    const RegistryCache cache{registry, std::chrono::seconds(30)};
+};
+
 }  // namespace
 
 TEST_CASE("a review whose digests the cache lacks is planned for a look, and reviewed once where it may wait", "[router]") {
-    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
-    PolicyConfig policy = floor_policy();
-    policy.registry_check = RegistryCheck::deny;
-    ServerState state(policy);
-    const EveryDigest registry;
-    const RegistryCache cache(registry, std::chrono::seconds(30));
-    state.registry = &cache;
+    const std::string& reference = kPinned;
+    RegistryChecking checking(RegistryCheck::deny);
+    ServerState& state = checking.state;
+    const EveryDigest& registry = checking.registry;
 
     std::string body = artifact_review(reference);
     const RegistryPlan cold = plan_registry_lookups(state, Port::admission, "/validate?timeout=10s", body);
@@ -159,38 +171,29 @@ TEST_CASE("a review whose digests the cache lacks is planned for a look, and rev
 }
 
 TEST_CASE("a plan is only made where a review may ask the registry", "[router]") {
-    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
-    PolicyConfig policy = floor_policy();
-    policy.registry_check = RegistryCheck::warn;
-    ServerState state(policy);
-    const EveryDigest registry;
-    const RegistryCache cache(registry, std::chrono::seconds(30));
-    const std::string body = artifact_review(reference);
+    RegistryChecking checking(RegistryCheck::warn);
+    ServerState& state = checking.state;
+    const std::string body = artifact_review(kPinned);
+    state.registry = nullptr;
     CHECK_FALSE(plan_registry_lookups(state, Port::admission, "/validate", body).needs_look);  // no registry configured
-    state.registry = &cache;
+    state.registry = &checking.cache;
     CHECK(plan_registry_lookups(state, Port::admission, "/validate", body).needs_look);
     CHECK(plan_registry_lookups(state, Port::admission, "/audit/mutate", body).needs_look);
     CHECK_FALSE(plan_registry_lookups(state, Port::admission, "/metrics", body).needs_look);
     CHECK_FALSE(plan_registry_lookups(state, Port::metrics_only, "/validate", body).needs_look);
     std::string escaped = artifact_review("r.example\\/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4");
     CHECK(plan_registry_lookups(state, Port::admission, "/validate", escaped).needs_look);
-    CHECK(registry.looks == 0);
+    CHECK(checking.registry.looks == 0);
 }
 
 TEST_CASE("a planned review that meets a reference the plan did not foresee never waits: it is unchecked, said so", "[router]") {
-    const std::string reference = "r.example/m@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4";
-    PolicyConfig policy = floor_policy();
-    policy.registry_check = RegistryCheck::deny;
-    ServerState state(policy);
-    const EveryDigest registry;
-    const RegistryCache cache(registry, std::chrono::seconds(30));
-    state.registry = &cache;
-    std::string body = artifact_review(reference);
+    RegistryChecking checking(RegistryCheck::deny);
+    std::string body = artifact_review(kPinned);
     const RegistryPlan empty;  // foresaw nothing
-    const HttpAnswer a = route(state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(), &empty);
+    const HttpAnswer a = route(checking.state, Port::admission, "POST", "/validate", "application/json", body, std::chrono::steady_clock::now(), &empty);
     CHECK_THAT(a.body, Catch::Contains("\"allowed\":true"));
     CHECK_THAT(a.body, Catch::Contains("not foreseen before the review"));
-    CHECK(registry.looks == 0);
+    CHECK(checking.registry.looks == 0);
 }
 
 TEST_CASE("readyz says what it waits for", "[router]") {

@@ -17,13 +17,6 @@ std::string host_key(const RegistryHost& host) { return host.scheme + "://" + ho
 
 std::string basic_of(const RegistryCredential& credential) { return "Basic " + base64_encode(credential.username + ":" + credential.password); }
 
-RegistryFailure failure_for_status(int status) {
-    if (status == 401 || status == 403) return RegistryFailure::unauthorized;
-    if (status == 429) return RegistryFailure::rate_limited;
-    if (status >= 300 && status < 400) return RegistryFailure::redirect;
-    return RegistryFailure::server_error;
-}
-
 HttpRequest with_authorization(HttpRequest request, const std::string& authorization) {
     if (!authorization.empty()) request.headers.emplace_back("Authorization", authorization);
     return request;
@@ -164,7 +157,8 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
 
 HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const {
     for (const auto& [name, value] : host.headers) request.headers.emplace_back(name, value);
-    const std::vector<RegistryCredential> credentials = keyring_.lookup(host.authority(), repository);
+    // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
+    const std::vector<RegistryCredential> credentials = keyring_.lookup(host.keyring_name.empty() ? host.authority() : host.keyring_name, repository);
     if (credentials.empty()) return attempt(host, repository, nullptr, request, deadline);
     HttpResponse answer;
     for (const RegistryCredential& credential : credentials) {

@@ -13,13 +13,6 @@ constexpr std::string_view kManifestAccept =
     "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "
     "application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json";
 
-RegistryFailure failure_for_status(int status) {
-    if (status == 401 || status == 403) return RegistryFailure::unauthorized;
-    if (status == 429) return RegistryFailure::rate_limited;
-    if (status >= 300 && status < 400) return RegistryFailure::redirect;
-    return RegistryFailure::server_error;
-}
-
 RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure, std::string detail) {
     RegistryLookup out;
     out.status = status;

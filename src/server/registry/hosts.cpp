@@ -29,6 +29,7 @@ std::vector<RegistryHost> FlagRegistryHosts::hosts_for(std::string_view registry
         out.port = std::move(split->port);
     }
     if (insecure(registry, out.host)) out.scheme = "http";
+    out.keyring_name = std::string(registry);
     return {std::move(out)};
 }
 

@@ -21,6 +21,10 @@ struct RegistryHost {
     std::string path_prefix = "/v2";  // what /<repository>/manifests/<digest> is appended to
     unsigned capabilities = kHostPull | kHostResolve;
     std::vector<std::pair<std::string, std::string>> headers;  // sent with every request to this host
+    // What the keyring matches credentials by: the registry's name for the
+    // registry's own host (the kubelet matches "docker.io/library/qwen", not
+    // registry-1.docker.io), empty for a mirror (matched by its authority).
+    std::string keyring_name;
 
     // host[:port], an IPv6 host in brackets: what the Host header and the
     // keyring name, and what challenges and tokens are kept by.

@@ -11,7 +11,7 @@
 #include "hosts.hpp"
 
 #include "model_image_webhook/registry/cache.hpp"
-#include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/result.hpp"
 
 #include <chrono>
@@ -27,7 +27,7 @@ inline constexpr std::size_t kConcurrentLookups = 4;
 struct RegistrySettings {
     std::string ca_file;  // --registry-ca: added to the system's roots
     std::vector<std::string> insecure_hosts;  // --registry-insecure: authorities (host[:port]) or hosts spoken to over plain HTTP
-    RegistryCredentials credentials;  // --registry-auth
+    KubeletKeyring credentials;  // --registry-auth
     std::string platform = "linux/amd64";  // --registry-platform: an index's entry that is judged and sized
     std::chrono::milliseconds timeout{3000};  // --registry-timeout: one look, end to end
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl: how long a miss or a failure is kept

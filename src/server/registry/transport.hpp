@@ -29,6 +29,14 @@ struct HttpResponse {
     std::string error;  // what stopped it, in a few words (never a credential)
 };
 
+// What an answer's status means where it is neither what was asked for nor a 404.
+inline RegistryFailure failure_for_status(int status) {
+    if (status == 401 || status == 403) return RegistryFailure::unauthorized;
+    if (status == 429) return RegistryFailure::rate_limited;
+    if (status >= 300 && status < 400) return RegistryFailure::redirect;
+    return RegistryFailure::server_error;
+}
+
 class Transport {
 public:
     virtual ~Transport() = default;

@@ -4,6 +4,9 @@
 
 #include "scripted_transport.hpp"
 
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
+#include "model_image_webhook/text.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace miw;
@@ -219,4 +222,25 @@ TEST_CASE("hosts are asked in order; unknown only where every host said 404", "[
             }
         }
     }
+}
+
+TEST_CASE("Docker Hub's credentials, keyed as the kubelet keys them, go to its API host", "[registry_client]") {
+    const Content model = image();
+    KubeletKeyring keyring;
+    keyring.add("https://index.docker.io/v1/", {"hub-bot", "hub-pass"});
+    ScriptedTransport transport([&](const HttpRequest& r) {
+        if (header_of(r, "Authorization") == "Basic " + base64_encode("hub-bot:hub-pass")) return serve({model}, r);
+        return challenge({R"(Basic realm="Docker Hub")"});
+    });
+    const FlagRegistryHosts hosts({});
+    Authorizer authorizer(transport, keyring, [](std::string_view, std::string_view) { return false; });
+    RegistryClient client(hosts, authorizer, "linux/amd64");
+    const RegistryLookup found = client.fetch("docker.io/library/qwen@" + model.digest(), soon());
+    CHECK(found.status == RegistryLookupStatus::found);
+    REQUIRE(transport.sent.size() == 2);
+    CHECK(url_starts(transport.sent[1], "https://registry-1.docker.io/v2/library/qwen/manifests/"));
+    // A registry the keyring has nothing for is asked anonymously, and says so.
+    const RegistryLookup other = client.fetch("registry.example/team/qwen@" + model.digest(), soon());
+    CHECK(other.failure == RegistryFailure::unauthorized);
+    CHECK(other.detail.find("none are configured for registry.example") != std::string::npos);
 }
