@@ -106,3 +106,73 @@ TEST_CASE("a credential provider's answer is read as the kubelet reads it", "[pu
         }
     }
 }
+
+TEST_CASE("a CredentialProviderConfig is read as the kubelet reads it, YAML or JSON", "[pull_credentials]") {
+    const std::string yaml = R"(apiVersion: kubelet.config.k8s.io/v1
+kind: CredentialProviderConfig
+providers:
+- name: ecr-credential-provider
+  matchImages:
+  - "*.dkr.ecr.*.amazonaws.com"
+  - "*.dkr.ecr.*.amazonaws.com.cn"
+  defaultCacheDuration: "12h"
+  apiVersion: credentialprovider.kubelet.k8s.io/v1
+  args: [get-credentials]
+  env:
+  - name: AWS_PROFILE
+    value: pull
+)";
+    Result<CredentialProviderConfig> config = read_credential_provider_config(yaml);
+    REQUIRE(config);
+    REQUIRE(config->providers.size() == 1);
+    const CredentialProvider& ecr = config->providers[0];
+    CHECK(ecr.name == "ecr-credential-provider");
+    CHECK(ecr.default_cache_duration == std::chrono::hours(12));
+    CHECK(ecr.args == std::vector<std::string>{"get-credentials"});
+    CHECK(ecr.env == std::vector<std::pair<std::string, std::string>>{{"AWS_PROFILE", "pull"}});
+    CHECK(provider_matches(ecr, "123456789012.dkr.ecr.us-east-1.amazonaws.com/models/qwen"));
+    CHECK_FALSE(provider_matches(ecr, "registry.example.com/models/qwen"));
+    CHECK_FALSE(provider_matches(ecr, "dkr.ecr.us-east-1.amazonaws.com/models/qwen"));
+
+    const std::string json = R"({"apiVersion":"kubelet.config.k8s.io/v1","kind":"CredentialProviderConfig","providers":[
+        {"name":"acr-credential-provider","matchImages":["*.azurecr.io"],"defaultCacheDuration":"10m","apiVersion":"credentialprovider.kubelet.k8s.io/v1"}]})";
+    Result<CredentialProviderConfig> acr = read_credential_provider_config(json);
+    REQUIRE(acr);
+    CHECK(acr->providers[0].default_cache_duration == std::chrono::minutes(10));
+}
+
+TEST_CASE("a CredentialProviderConfig the webhook cannot follow says which provider and why", "[pull_credentials]") {
+    const std::string head = "apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n";
+    const std::string ok_fields = "  matchImages: ['*.example.com']\n  defaultCacheDuration: 1m\n  apiVersion: credentialprovider.kubelet.k8s.io/v1\n";
+    struct Case {
+        const char* name;
+        std::string text;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"another kind", "apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n", "kind is not CredentialProviderConfig"},
+        {"the beta config", "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: CredentialProviderConfig\nproviders: []\n", "apiVersion is not kubelet.config.k8s.io/v1"},
+        {"no providers", "apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders: []\n", "lists no providers"},
+        {"a path for a name", head + "- name: ../../bin/sh\n" + ok_fields, "not a file name"},
+        {"the alpha plugin API", head + "- name: p\n  matchImages: ['*']\n  defaultCacheDuration: 1m\n  apiVersion: credentialprovider.kubelet.k8s.io/v1alpha1\n",
+         "provider \"p\": its apiVersion is not credentialprovider.kubelet.k8s.io/v1"},
+        {"no matchImages", head + "- name: p\n  defaultCacheDuration: 1m\n  apiVersion: credentialprovider.kubelet.k8s.io/v1\n", "matchImages is empty"},
+        {"no cache duration", head + "- name: p\n  matchImages: ['*']\n  apiVersion: credentialprovider.kubelet.k8s.io/v1\n", "defaultCacheDuration is required"},
+        {"service account tokens", head + "- name: p\n" + ok_fields + "  tokenAttributes: {serviceAccountTokenAudience: x}\n", "tokenAttributes"},
+        {"not YAML", "providers: [", "cannot be read"},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            Result<CredentialProviderConfig> config = read_credential_provider_config(c.text);
+            REQUIRE_FALSE(config);
+            CHECK_THAT(config.error(), Catch::Contains(c.says));
+        }
+    }
+}
+
+TEST_CASE("a plugin's answer is kept by the image, its registry, or for all", "[pull_credentials]") {
+    using Key = CredentialProviderResponse::CacheKey;
+    CHECK(provider_cache_key(Key::image, "r.example.com/team/qwen") == "r.example.com/team/qwen");
+    CHECK(provider_cache_key(Key::registry, "r.example.com:5000/team/qwen") == "r.example.com:5000");
+    CHECK(provider_cache_key(Key::global, "r.example.com/team/qwen").empty());
+}

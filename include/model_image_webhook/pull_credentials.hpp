@@ -9,6 +9,8 @@
 #include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/result.hpp"
 
+#include <string_view>
+
 #include <chrono>
 #include <optional>
 #include <string>
@@ -32,5 +34,26 @@ struct CredentialProviderResponse {
     std::vector<std::pair<std::string, RegistryCredential>> auth;  // by the keyring key it is for, in the answer's order
 };
 Result<CredentialProviderResponse> read_credential_provider_response(std::string& text);
+
+// One plugin of a kubelet.config.k8s.io/v1 CredentialProviderConfig.
+struct CredentialProvider {
+    std::string name;  // the executable's name in --image-credential-provider-bin-dir
+    std::vector<std::string> match_images;  // globs as the keyring's keys ("*.dkr.ecr.*.amazonaws.com")
+    std::chrono::seconds default_cache_duration{0};
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;
+};
+struct CredentialProviderConfig {
+    std::vector<CredentialProvider> providers;
+};
+
+// The kubelet's --image-credential-provider-config file, YAML or JSON.
+Result<CredentialProviderConfig> read_credential_provider_config(std::string_view text);
+
+// Whether a plugin is run for an image (registry/repository): one of its matchImages matches it.
+bool provider_matches(const CredentialProvider& provider, std::string_view image);
+
+// What a plugin's answer is kept by, as its cacheKeyType says: the image, its registry, or one key for all.
+std::string provider_cache_key(CredentialProviderResponse::CacheKey type, std::string_view image);
 
 }  // namespace miw

@@ -4,6 +4,7 @@
 
 #include "../server/router.hpp"
 
+#include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/registry_answers.hpp"
 
 namespace miw::cli {
@@ -19,7 +20,10 @@ void add_registry_options(cxxopts::Options& options) {
          cxxopts::value<std::string>()->default_value(""))
         ("registry-platform", "the OS/ARCH[/VARIANT] of an image index whose size is told", cxxopts::value<std::string>()->default_value("linux/amd64"))
         ("registry-timeout", "deadline of one registry lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("3s"))
-        ("registry-negative-ttl", "how long an unknown digest, or a failure to look, is remembered", cxxopts::value<std::string>()->default_value("30s"));
+        ("registry-negative-ttl", "how long an unknown digest, or a failure to look, is remembered", cxxopts::value<std::string>()->default_value("30s"))
+        ("image-credential-provider-config", "the kubelet's CredentialProviderConfig (kubelet.config.k8s.io/v1): its plugins give registry credentials as on the nodes",
+         cxxopts::value<std::string>()->default_value(""))
+        ("image-credential-provider-bin-dir", "where the credential provider plugins' executables are", cxxopts::value<std::string>()->default_value(""));
 }
 
 Result<RegistryCheck> registry_check_from_options(const cxxopts::ParseResult& parsed) {
@@ -82,6 +86,16 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
         auto credentials = read_docker_config(*text);
         if (!credentials) return fail("--registry-auth " + path + ": " + credentials.error());
         settings.credentials = std::move(*credentials);
+    }
+    if (const std::string path = parsed["image-credential-provider-config"].as<std::string>(); !path.empty()) {
+        auto text = read_input(path);
+        if (!text) return fail("--image-credential-provider-config: " + text.error());
+        auto config = read_credential_provider_config(*text);
+        if (!config) return fail("--image-credential-provider-config " + path + ": " + config.error());
+        settings.credential_providers = std::move(*config);
+        settings.credential_provider_bin_dir = parsed["image-credential-provider-bin-dir"].as<std::string>();
+    } else if (!parsed["image-credential-provider-bin-dir"].as<std::string>().empty()) {
+        return fail("--image-credential-provider-bin-dir is given without --image-credential-provider-config");
     }
     return settings;
 }

@@ -3,6 +3,7 @@
 // kubelet does; read_docker_config in registry_answers.hpp fills one).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,11 +23,23 @@ std::string credential_identity(const RegistryCredential& credential);
 // kubelet hand them to their authorizers: tried in order until one is not
 // refused; none, anonymous. Feeders: --registry-auth, a Pod's pull secrets
 // (KubeletKeyring).
+using Deadline = std::chrono::steady_clock::time_point;
+
+// A keyring's answer where a source of credentials may fail to answer (a
+// credential provider plugin that fails or hangs): what it could give, and
+// why something could not be had, in a few words (never a secret).
+struct KeyringAnswer {
+    std::vector<RegistryCredential> credentials;
+    std::string problem;
+};
+
 class Keyring {
 public:
     virtual ~Keyring() = default;
-    // authority: the host actually contacted, host[:port]; repository: the one pulled from.
-    virtual std::vector<RegistryCredential> lookup(std::string_view authority, std::string_view repository) const = 0;
+    // registry: the name credentials are keyed by (the registry's, or a mirror's host[:port]); repository: the one pulled from.
+    virtual std::vector<RegistryCredential> lookup(std::string_view registry, std::string_view repository) const = 0;
+    // The same, bounded by a deadline, with what could not be had.
+    virtual KeyringAnswer lookup_until(std::string_view registry, std::string_view repository, Deadline) const { return {lookup(registry, repository), {}}; }
 };
 
 // A registry named on the command line (--registry-insecure) as it is

@@ -43,6 +43,7 @@ class UnionKeyring : public Keyring {
 public:
     explicit UnionKeyring(std::vector<const Keyring*> parts) : parts_(std::move(parts)) {}
     std::vector<RegistryCredential> lookup(std::string_view registry, std::string_view repository) const override;
+    KeyringAnswer lookup_until(std::string_view registry, std::string_view repository, Deadline deadline) const override;
 
 private:
     std::vector<const Keyring*> parts_;

@@ -133,4 +133,14 @@ std::vector<RegistryCredential> UnionKeyring::lookup(std::string_view registry, 
     return out;
 }
 
+KeyringAnswer UnionKeyring::lookup_until(std::string_view registry, std::string_view repository, Deadline deadline) const {
+    KeyringAnswer out;
+    for (const Keyring* part : parts_) {
+        KeyringAnswer found = part->lookup_until(registry, repository, deadline);
+        out.credentials.insert(out.credentials.end(), std::make_move_iterator(found.credentials.begin()), std::make_move_iterator(found.credentials.end()));
+        if (!found.problem.empty()) out.problem += (out.problem.empty() ? "" : "; ") + found.problem;
+    }
+    return out;
+}
+
 }  // namespace miw

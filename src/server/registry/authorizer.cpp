@@ -158,13 +158,18 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
 HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const {
     for (const auto& [name, value] : host.headers) request.headers.emplace_back(name, value);
     // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
-    const std::vector<RegistryCredential> credentials = keyring_.lookup(host.keyring_name.empty() ? host.authority() : host.keyring_name, repository);
-    if (credentials.empty()) return attempt(host, repository, nullptr, request, deadline);
+    const KeyringAnswer keys = keyring_.lookup_until(host.keyring_name.empty() ? host.authority() : host.keyring_name, repository, deadline);
     HttpResponse answer;
-    for (const RegistryCredential& credential : credentials) {
-        answer = attempt(host, repository, &credential, request, deadline);
-        if (answer.failure != RegistryFailure::unauthorized) return answer;
+    if (keys.credentials.empty()) {
+        answer = attempt(host, repository, nullptr, request, deadline);
+    } else {
+        for (const RegistryCredential& credential : keys.credentials) {
+            answer = attempt(host, repository, &credential, request, deadline);
+            if (answer.failure != RegistryFailure::unauthorized) return answer;
+        }
     }
+    // Refused, and a source of credentials could not answer: that is why.
+    if (answer.failure == RegistryFailure::unauthorized && !keys.problem.empty()) answer.error += "; " + keys.problem;
     return answer;
 }
 

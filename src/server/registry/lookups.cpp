@@ -10,11 +10,23 @@ RegistryCacheSettings RegistryLookups::cache_settings(const RegistrySettings& se
     return s;
 }
 
-RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, RegistrySettings settings)
+namespace {
+
+std::vector<const Keyring*> keyrings(const KubeletKeyring& file, const CredentialProviders* plugins) {
+    std::vector<const Keyring*> out{&file};
+    if (plugins != nullptr) out.push_back(plugins);
+    return out;
+}
+
+}  // namespace
+
+RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, RegistrySettings settings)
     : settings_(std::move(settings)),
       transport_(std::move(transport)),
+      providers_(std::move(providers)),
+      keyring_(keyrings(settings_.credentials, providers_.get())),
       hosts_(settings_.insecure_hosts),
-      authorizer_(*transport_, settings_.credentials, [this](std::string_view authority, std::string_view host) { return hosts_.insecure(authority, host); }),
+      authorizer_(*transport_, keyring_, [this](std::string_view authority, std::string_view host) { return hosts_.insecure(authority, host); }),
       client_(hosts_, authorizer_, settings_.platform),
       cache_(client_, cache_settings(settings_)),
       source_(cache_, settings_.timeout) {}
@@ -22,7 +34,13 @@ RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, Regis
 Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySettings settings) {
     auto transport = CurlTransport::create(settings.ca_file);
     if (!transport) return fail(transport.error());
-    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(settings)));
+    std::unique_ptr<CredentialProviders> providers;
+    if (settings.credential_providers) {
+        auto made = CredentialProviders::create(*settings.credential_providers, settings.credential_provider_bin_dir, settings.timeout);
+        if (!made) return fail(made.error());
+        providers = std::move(*made);
+    }
+    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(providers), std::move(settings)));
 }
 
 }  // namespace miw::server

@@ -7,6 +7,7 @@
 
 #include "authorizer.hpp"
 #include "client.hpp"
+#include "credential_providers.hpp"
 #include "curl_transport.hpp"
 #include "hosts.hpp"
 
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,8 @@ struct RegistrySettings {
     std::string ca_file;  // --registry-ca: added to the system's roots
     std::vector<std::string> insecure_hosts;  // --registry-insecure: authorities (host[:port]) or hosts spoken to over plain HTTP
     KubeletKeyring credentials;  // --registry-auth
+    std::optional<CredentialProviderConfig> credential_providers;  // --image-credential-provider-config
+    std::string credential_provider_bin_dir;  // --image-credential-provider-bin-dir
     std::string platform = "linux/amd64";  // --registry-platform: an index's entry that is judged and sized
     std::chrono::milliseconds timeout{3000};  // --registry-timeout: one look, end to end
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl: how long a miss or a failure is kept
@@ -45,11 +49,13 @@ public:
     const RegistrySource& source() const { return source_; }
 
 private:
-    RegistryLookups(std::unique_ptr<CurlTransport> transport, RegistrySettings settings);
+    RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, RegistrySettings settings);
     static RegistryCacheSettings cache_settings(const RegistrySettings& settings);
 
     RegistrySettings settings_;
     std::unique_ptr<CurlTransport> transport_;
+    std::unique_ptr<CredentialProviders> providers_;  // null: no plugins configured
+    UnionKeyring keyring_;  // --registry-auth, then the plugins, as the kubelet's node keyring
     FlagRegistryHosts hosts_;
     Authorizer authorizer_;
     RegistryClient client_;
