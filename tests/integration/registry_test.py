@@ -686,6 +686,50 @@ def a_slow_registry_is_bounded_by_the_apiservers_timeout():
         s.stop()
 
 
+def credential_provider(name, body, match):
+    """A plugin written to the kubelet's public API, and the config naming it."""
+    bindir = os.path.join(WORK, "plugins")
+    os.makedirs(bindir, exist_ok=True)
+    path = os.path.join(bindir, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    config = os.path.join(WORK, name + ".yaml")
+    with open(config, "w") as f:
+        f.write("apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: %s\n  matchImages: [\"%s\"]\n"
+                "  defaultCacheDuration: 10m\n  apiVersion: credentialprovider.kubelet.k8s.io/v1\n" % (name, match))
+    return ["--image-credential-provider-config", config, "--image-credential-provider-bin-dir", bindir]
+
+
+@test
+def a_credential_provider_plugin_opens_a_private_registry_as_on_the_nodes():
+    requests = os.path.join(WORK, "plugin-requests")
+    answer = json.dumps({"apiVersion": "credentialprovider.kubelet.k8s.io/v1", "kind": "CredentialProviderResponse", "cacheKeyType": "Registry",
+                         "auth": {BASIC.authority: {"username": USER, "password": PASSWORD}}})
+    flags = credential_provider("test-credential-provider", "cat >> %s\necho >> %s\necho '%s'\n" % (requests, requests, answer), BASIC.authority)
+    code, r, err = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), *flags)
+    assert code == 0 and "6.0 MiB compressed" in warnings_of(r), (code, r, err)
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), *flags)
+    assert code == 1 and "registry has no manifest" in r["status"]["message"], r
+    with open(requests) as f:
+        sent = [json.loads(line) for line in f if line.strip()]
+    assert sent[0] == {"apiVersion": "credentialprovider.kubelet.k8s.io/v1", "kind": "CredentialProviderRequest",
+                       "image": "%s/models/qwen" % BASIC.authority}, sent
+    # A registry it does not match: not run, and anonymous there.
+    code, r, _ = review(artifact_review(ref(TOKEN, "public/llama", PUBLIC_IMAGE)), *flags)
+    assert code == 0 and "2.0 MiB compressed" in warnings_of(r), r
+    assert len(sent) == 2
+    # A plugin that fails: admitted unchecked, and the warning says why.
+    flags = credential_provider("failing-credential-provider", "echo 'no instance role for this node' >&2\nexit 3\n", BASIC.authority)
+    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), *flags)
+    text = warnings_of(r)
+    assert code == 0 and "(unauthorized" in text and "credential provider failing-credential-provider: it exited with 3: no instance role" in text, r
+    # One that is not there stops the command, naming it.
+    flags[-1] = os.path.join(WORK, "no-plugins-here")
+    code, r, err = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), *flags)
+    assert code == 2 and "is not an executable file" in err, (code, err)
+
+
 @test
 def a_hurried_review_never_switches_the_check_off_for_the_reviews_after_it():
     s = registry_server("--registry-timeout", "5s")

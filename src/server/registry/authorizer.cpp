@@ -169,7 +169,7 @@ HttpResponse Authorizer::send(const RegistryHost& host, std::string_view reposit
         }
     }
     // Refused, and a source of credentials could not answer: that is why.
-    if (answer.failure == RegistryFailure::unauthorized && !keys.problem.empty()) answer.error += "; " + keys.problem;
+    if (answer.failure == RegistryFailure::unauthorized && !keys.problem.empty()) answer.error = keys.problem + "; " + answer.error;
     return answer;
 }
 
