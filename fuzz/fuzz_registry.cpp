@@ -3,6 +3,7 @@
 // challenge, or as a --registry-auth file: a result or a reason, never a
 // crash; what reads holds together (an index has entries and no size of its
 // own, a challenge has a lowercase scheme, a token is never empty).
+#include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/registry_answers.hpp"
 #include "model_image_webhook/registry/body_references.hpp"
 #include "model_image_webhook/registry/locator.hpp"
@@ -76,6 +77,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const miw::Result<miw::RegistryLocator> again = miw::locate_in_registry(location->canonical());
             if (!again || again->canonical() != location->canonical()) std::abort();
         }
+    }
+    {
+        // What the kubelet reads to pull: errors name what is wrong, and a keyring's lookups end.
+        std::string a = text, b = text, c = text;
+        const miw::Result<miw::KubeletKeyring> secret = miw::read_pull_secret(a);
+        if (!secret && secret.error().empty()) std::abort();
+        if (secret) (void)secret->lookup("registry.example.com", "team/qwen");
+        const auto names = miw::read_service_account_pull_secrets(b);
+        if (!names && names.error().empty()) std::abort();
+        const auto response = miw::read_credential_provider_response(c);
+        if (!response && response.error().empty()) std::abort();
+        const auto config = miw::read_credential_provider_config(text);
+        if (!config && config.error().empty()) std::abort();
+        if (config) {
+            for (const miw::CredentialProvider& p : config->providers) {
+                if (p.name.empty() || p.name.find('/') != std::string::npos) std::abort();
+                (void)miw::provider_matches(p, "registry.example.com/team/qwen");
+            }
+        }
+        (void)miw::kubelet_key_matches(text, "registry.example.com:5000/team/qwen");
+        (void)miw::kubelet_key_matches("*.example.com/team", text);
     }
     {
         // The references a body names: each a view into the body, each pinning something, never more than the cap.
