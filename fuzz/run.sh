@@ -25,12 +25,14 @@ corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 bash fuzz/seed.sh "$corpus"
 export UBSAN_OPTIONS="suppressions=$(pwd)/fuzz/ubsan.supp:halt_on_error=1:print_stacktrace=1"
-status=0
-for target in ${FUZZ_TARGETS:-reference version review mutation yaml api_answers registry}; do
+# Two targets at a time (this machine has two cores): each run is its own
+# process with its own seed and corpus, so the runs are the same as one by one.
+run_target() {
+  local target=$1
   mkdir -p "fuzz/regressions/$target"
   cp -r "fuzz/regressions/$target/." "$corpus/$target/" 2>/dev/null || true
-  log="$corpus/$target.log"
-  bounds=(-max_total_time="$seconds" -reload=0)
+  local log="$corpus/$target.log"
+  local bounds=(-max_total_time="$seconds" -reload=0)
   # A seeded run leaves out the operands of comparisons as mutation hints: some
   # are addresses, which ASLR moves, and the same seed would then make other inputs.
   [[ -n ${FUZZ_SEED:-} ]] && bounds+=(-seed="$FUZZ_SEED" -use_cmp=0)
@@ -39,11 +41,22 @@ for target in ${FUZZ_TARGETS:-reference version review mutation yaml api_answers
   done
   if "$build/fuzz_$target" "$corpus/$target" "${bounds[@]}" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="fuzz/regressions/$target/" -print_final_stats=1 >"$log" 2>&1; then
-    echo "fuzz $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs${FUZZ_SEED:+ from seed $FUZZ_SEED}, no crash"
+    echo "fuzz $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') runs${FUZZ_SEED:+ from seed $FUZZ_SEED}, no crash" >"$log.verdict"
   else
-    status=1
-    echo "fuzz $target: FAILED; the input is in fuzz/regressions/$target/"
-    grep -m5 -E "ERROR|SUMMARY|runtime error" "$log" || tail -20 "$log"
+    { echo "fuzz $target: FAILED; the input is in fuzz/regressions/$target/"
+      grep -m5 -E "ERROR|SUMMARY|runtime error" "$log" || tail -20 "$log"; } >"$log.verdict"
+    return 1
   fi
+}
+status=0
+targets=(${FUZZ_TARGETS:-reference version review mutation yaml api_answers registry})
+for ((i = 0; i < ${#targets[@]}; i += 2)); do
+  pids=()
+  for target in "${targets[@]:i:2}"; do
+    run_target "$target" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  for target in "${targets[@]:i:2}"; do cat "$corpus/$target.log.verdict"; done
 done
 exit $status
