@@ -203,7 +203,16 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
     if (admission != nullptr) {
         if (method != "POST") answer = plain(405, "use POST with an AdmissionReview\n", "POST");
         else if (!is_json(content_type)) answer = plain(415, "Content-Type must be application/json\n");
-        else return admit(state, *admission, target, body, received, planned);
+        else {
+            // Whatever fails inside one review (it may run on the pool, where an
+            // exception would end the process) is that request's 500, not the server's end.
+            try {
+                return admit(state, *admission, target, body, received, planned);
+            } catch (const std::exception& e) {
+                Log::instance().error("review failed", {{"reason", e.what()}});
+                answer = plain(500, std::string("the webhook failed answering this review (") + e.what() + "); retry\n");
+            }
+        }
     } else if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
         if (!get) {
             answer = plain(405, "use GET\n", "GET, HEAD");

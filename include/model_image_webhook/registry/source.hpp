@@ -63,6 +63,7 @@ struct ManifestFacts {
     std::string config_media_type;  // empty where no image manifest was read
     std::vector<LayerKind> layer_kinds;  // in the order first seen
     bool from_index = false;  // the digest names an index; the facts are its platform entry's
+    std::vector<std::string> platforms;  // an index's entries, "os/arch[/variant]", the first kMaxLayerKinds
 };
 
 struct RegistryLookup {

@@ -99,6 +99,10 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
     }
     // An index: what the node pulls is its platform's manifest.
     out.facts.from_index = true;
+    for (const IndexEntry& e : manifest->entries) {
+        if (out.facts.platforms.size() == kMaxLayerKinds) break;
+        out.facts.platforms.push_back(e.os + "/" + e.architecture + (e.variant.empty() ? "" : "/" + e.variant));
+    }
     const IndexEntry* entry = entry_for_platform(*manifest, platform_);
     if (entry == nullptr) {
         out.detail = "the index has no " + platform_ + " manifest (--registry-platform)";
@@ -126,7 +130,9 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
         out.detail = "the " + platform_ + " manifest cannot be read" + (platform_manifest ? std::string(": it is an index") : ": " + platform_manifest.error());
         return out;
     }
+    std::vector<std::string> platforms = std::move(out.facts.platforms);
     tell_facts(*platform_manifest, out.facts);
+    out.facts.platforms = std::move(platforms);
     out.compressed_bytes = platform_manifest->compressed_bytes;
     return out;
 }

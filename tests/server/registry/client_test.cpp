@@ -128,6 +128,7 @@ TEST_CASE("an index is judged and sized by the entry containerd would pull", "[r
             const RegistryLookup found = rig.client.fetch("registry.example/team/qwen@" + index.digest(), soon());
             REQUIRE(found.status == RegistryLookupStatus::found);
             CHECK(found.facts.from_index);
+            CHECK(found.facts.platforms == std::vector<std::string>{"linux/amd64", std::string("linux/arm64") + (c.entries.find("\"variant\"") != std::string::npos ? "/v8" : "")});
             CHECK(found.facts.layer_kinds.at(0).media_type == (c.expected == &amd ? "application/vnd.oci.image.layer.v1.tar+gzip" : "application/vnd.oci.image.layer.v1.tar"));
             REQUIRE(rig.transport.sent.size() == 2);
             CHECK(rig.transport.sent[1].url == "https://registry.example/v2/team/qwen/manifests/" + c.expected->digest());
