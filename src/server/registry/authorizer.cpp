@@ -36,7 +36,7 @@ std::string Authorizer::token_key(const AuthChallenge& challenge, const Registry
     return key;
 }
 
-Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const std::string& key, std::string_view repository,
+Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const RegistryHost& host, const std::string& key, std::string_view repository,
                                           const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const {
     {
         std::lock_guard lock(mutex_);
@@ -62,6 +62,9 @@ Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const 
     request.headers.emplace_back("Accept", "application/json");
     if (credential != nullptr) request.headers.emplace_back("Authorization", basic_of(*credential));
     request.max_body = kMaxTokenAnswerBytes;
+    // With the host's TLS settings, as containerd asks a realm with the host's client.
+    request.ca_file = host.ca_file;
+    request.skip_verify = host.skip_verify;
     HttpResponse a = transport_.send(request, deadline);
     if (a.failure != RegistryFailure::none) {
         failure = a.failure;
@@ -84,7 +87,7 @@ Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const 
 Result<std::string> Authorizer::authorization_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                                   const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const {
     if (challenge.scheme == "bearer") {
-        Result<std::string> token = token_for(challenge, token_key(challenge, host, repository, credential), repository, credential, fresh, deadline, failure);
+        Result<std::string> token = token_for(challenge, host, token_key(challenge, host, repository, credential), repository, credential, fresh, deadline, failure);
         if (!token) return fail(token.error());
         return "Bearer " + *token;
     }
@@ -157,6 +160,8 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
 
 HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const {
     for (const auto& [name, value] : host.headers) request.headers.emplace_back(name, value);
+    request.ca_file = host.ca_file;
+    request.skip_verify = host.skip_verify;
     // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
     const KeyringAnswer keys = keyring_.lookup_until(host.keyring_name.empty() ? host.authority() : host.keyring_name, repository, deadline);
     HttpResponse answer;

@@ -1,6 +1,7 @@
 #include "curl_transport.hpp"
 
 #include <curl/curl.h>
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -10,6 +11,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -78,13 +80,32 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     return n;
 }
 
-// The --registry-ca certificates, added to each TLS context libcurl makes
-// after it has loaded the system's roots.
+// The --registry-ca certificates and a host's own CA, added to each TLS
+// context libcurl makes after it has loaded the system's roots.
+struct ExtraRoots {
+    const std::vector<X509*>* everywhere = nullptr;
+    const std::vector<X509*>* this_host = nullptr;
+};
 CURLcode add_extra_roots(CURL*, void* ssl_ctx, void* user) {
-    const auto& certs = *static_cast<const std::vector<X509*>*>(user);
+    const auto& roots = *static_cast<const ExtraRoots*>(user);
     X509_STORE* store = SSL_CTX_get_cert_store(static_cast<SSL_CTX*>(ssl_ctx));
-    for (X509* cert : certs) X509_STORE_add_cert(store, cert);  // one already there is no error that matters
+    for (const auto* list : {roots.everywhere, roots.this_host}) {
+        if (list == nullptr) continue;
+        for (X509* cert : *list) X509_STORE_add_cert(store, cert);  // one already there is no error that matters
+    }
+    ERR_clear_error();
     return CURLE_OK;
+}
+
+// PEM certificates of a file; empty when it cannot be read or holds none.
+std::vector<X509*> read_certificates(const std::string& path) {
+    std::vector<X509*> out;
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) return out;
+    while (X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr)) out.push_back(cert);
+    std::fclose(f);
+    ERR_clear_error();  // the read past the last certificate
+    return out;
 }
 
 std::string authority_of(const std::string& url) {
@@ -106,35 +127,58 @@ struct CurlTransport::Impl {
     CURLSH* share = nullptr;
     std::array<std::mutex, CURL_LOCK_DATA_LAST> share_locks;
     std::vector<X509*> extra_roots;
+    mutable std::mutex host_roots_mutex;
+    mutable std::map<std::string, std::vector<X509*>> host_roots;  // by file: a hosts.toml's ca, read once
+    // Idle handles by TLS profile (a host's CA file, or no verification): a
+    // handle's kept connections and verified store were all made under one
+    // profile, so none is reused by a request that trusts otherwise.
     mutable std::mutex idle_mutex;
-    mutable std::vector<CURL*> idle;
+    mutable std::map<std::string, std::vector<CURL*>> idle;
+    mutable std::size_t idle_count = 0;
 
     ~Impl() {
-        for (CURL* h : idle) curl_easy_cleanup(h);
+        for (auto& [profile, handles] : idle) {
+            for (CURL* h : handles) curl_easy_cleanup(h);
+        }
         if (share != nullptr) curl_share_cleanup(share);
         for (X509* c : extra_roots) X509_free(c);
+        for (auto& [path, certs] : host_roots) {
+            for (X509* c : certs) X509_free(c);
+        }
+    }
+
+    // A host's CA file's certificates, read at its first use and kept; null when it holds none.
+    const std::vector<X509*>* roots_of(const std::string& path) const {
+        std::lock_guard lock(host_roots_mutex);
+        auto it = host_roots.find(path);
+        if (it == host_roots.end()) it = host_roots.emplace(path, read_certificates(path)).first;
+        return it->second.empty() ? nullptr : &it->second;
     }
 
     static void lock(CURL*, curl_lock_data data, curl_lock_access, void* user) { static_cast<Impl*>(user)->share_locks[data].lock(); }
     static void unlock(CURL*, curl_lock_data data, void* user) { static_cast<Impl*>(user)->share_locks[data].unlock(); }
 
-    CURL* take() const {
+    static std::string profile_of(const HttpRequest& request) { return request.skip_verify ? std::string("\n") : request.ca_file; }
+
+    CURL* take(const std::string& profile) const {
         {
             std::lock_guard guard(idle_mutex);
-            if (!idle.empty()) {
-                CURL* h = idle.back();
-                idle.pop_back();
+            if (const auto it = idle.find(profile); it != idle.end() && !it->second.empty()) {
+                CURL* h = it->second.back();
+                it->second.pop_back();
+                --idle_count;
                 curl_easy_reset(h);  // options only: its connections and caches stay
                 return h;
             }
         }
         return curl_easy_init();
     }
-    void give_back(CURL* h) const {
+    void give_back(const std::string& profile, CURL* h) const {
         {
             std::lock_guard guard(idle_mutex);
-            if (idle.size() < kIdleHandles) {
-                idle.push_back(h);
+            if (idle_count < kIdleHandles) {
+                idle[profile].push_back(h);
+                ++idle_count;
                 return;
             }
         }
@@ -145,7 +189,13 @@ struct CurlTransport::Impl {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
         const std::string authority = authority_of(request.url);
         if (left <= 0) return failed(RegistryFailure::timeout, "no time was left to ask " + authority);
-        CURL* h = take();
+        ExtraRoots roots{extra_roots.empty() ? nullptr : &extra_roots, nullptr};
+        if (!request.ca_file.empty()) {
+            roots.this_host = roots_of(request.ca_file);
+            if (roots.this_host == nullptr) return failed(RegistryFailure::tls, "the CA file " + request.ca_file + " of " + authority + " holds no PEM certificate");
+        }
+        const std::string profile = profile_of(request);
+        CURL* h = take(profile);
         if (h == nullptr) return failed(RegistryFailure::unreachable, "no HTTP client could be made (out of memory?)");
         Exchange x;
         x.max_body = request.max_body;
@@ -165,13 +215,16 @@ struct CurlTransport::Impl {
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, request.skip_verify ? 0L : 1L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, request.skip_verify ? 0L : 2L);
         curl_easy_setopt(h, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
-        if (!extra_roots.empty()) {
+        if (roots.everywhere != nullptr || roots.this_host != nullptr) {
             curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, &add_extra_roots);
-            curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, const_cast<std::vector<X509*>*>(&extra_roots));
+            curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, &roots);
         }
+        // A TLS session made trusting a host's own CA is not resumed by a
+        // request that does not (resumption skips the certificate's check).
+        if (roots.this_host != nullptr) curl_easy_setopt(h, CURLOPT_SSL_SESSIONID_CACHE, 0L);
         curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left));
         curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(left));
         curl_easy_setopt(h, CURLOPT_MAXCONNECTS, kConnectionsPerHandle);
@@ -189,7 +242,7 @@ struct CurlTransport::Impl {
         curl_easy_setopt(h, CURLOPT_ERRORBUFFER, nullptr);
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
         curl_slist_free_all(headers);
-        give_back(h);
+        give_back(profile, h);
 
         if (code == CURLE_OK) {
             x.answer.status = static_cast<int>(status);
@@ -235,8 +288,8 @@ Result<std::unique_ptr<CurlTransport>> CurlTransport::create(const std::string& 
         // OpenSSL's own words do not say which file or what to do.
         std::FILE* f = std::fopen(ca_file.c_str(), "r");
         if (f == nullptr) return fail("--registry-ca " + ca_file + " cannot be read: name a readable PEM file of CA certificates");
-        while (X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr)) impl->extra_roots.push_back(cert);
         std::fclose(f);
+        impl->extra_roots = read_certificates(ca_file);
         if (impl->extra_roots.empty()) return fail("--registry-ca " + ca_file + " holds no PEM certificate OpenSSL can load");
     }
     impl->share = curl_share_init();

@@ -17,6 +17,10 @@ struct HttpRequest {
     std::string url;  // absolute: https://host[:port]/path?query
     std::vector<std::pair<std::string, std::string>> headers;  // Accept, Authorization, a hosts.toml's own
     std::size_t max_body = 0;  // a body over this is too_large, not read further
+    // The host's own TLS settings (a hosts.toml's): a CA file trusted besides
+    // the system's roots and --registry-ca, or no verification at all.
+    std::string ca_file;
+    bool skip_verify = false;
 };
 
 struct HttpResponse {

@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -205,4 +206,85 @@ TEST_CASE("an unreadable or empty --registry-ca is refused at start-up", "[regis
     const auto empty = CurlTransport::create("/dev/null");
     REQUIRE_FALSE(empty);
     CHECK(empty.error().find("holds no PEM certificate") != std::string::npos);
+}
+
+namespace {
+
+// `openssl s_server -www` on a loopback port with a certificate from a CA made here.
+class TlsServer {
+public:
+    TlsServer() {
+        char pattern[] = "/tmp/miw-tls-XXXXXX";
+        dir_ = mkdtemp(pattern);
+        const std::string script = std::string(MIW_SOURCE_DIR) + "/certs/gen-certs.sh";
+        REQUIRE(std::system(("bash " + script + " --out " + dir_ + "/certs >/dev/null 2>&1").c_str()) == 0);
+        REQUIRE(std::system(("bash " + script + " --out " + dir_ + "/other >/dev/null 2>&1").c_str()) == 0);
+        const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        ::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        socklen_t len = sizeof addr;
+        ::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len);
+        port_ = ntohs(addr.sin_port);
+        ::close(probe);
+        pid_ = fork();
+        if (pid_ == 0) {
+            const std::string accept = "127.0.0.1:" + std::to_string(port_), cert = dir_ + "/certs/tls.crt", key = dir_ + "/certs/tls.key";
+            execlp("openssl", "openssl", "s_server", "-accept", accept.c_str(), "-cert", cert.c_str(), "-key", key.c_str(), "-www", "-quiet", nullptr);
+            _exit(127);
+        }
+        for (int i = 0; i < 100; ++i) {
+            const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+            const bool up = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+            ::close(s);
+            if (up) return;
+            std::this_thread::sleep_for(50ms);
+        }
+        FAIL("openssl s_server did not start");
+    }
+    ~TlsServer() {
+        if (pid_ > 0) ::kill(pid_, SIGKILL);
+        std::system(("rm -rf " + dir_).c_str());
+    }
+    std::string url() const { return "https://127.0.0.1:" + std::to_string(port_) + "/"; }
+    std::string ca() const { return dir_ + "/certs/ca.crt"; }
+    std::string other_ca() const { return dir_ + "/other/ca.crt"; }
+
+private:
+    std::string dir_;
+    unsigned short port_ = 0;
+    pid_t pid_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("a host's own CA is trusted for its requests alone, and skip_verify verifies nothing", "[registry_curl_transport]") {
+    TlsServer server;
+    const auto t = transport();
+    struct Case {
+        const char* name;
+        std::string ca_file;
+        bool skip_verify;
+        RegistryFailure failure;
+    };
+    const Case cases[] = {
+        {"the system's roots alone refuse it", "", false, RegistryFailure::tls},
+        {"its CA trusted for this request", server.ca(), false, RegistryFailure::none},
+        {"the same request again, still trusted", server.ca(), false, RegistryFailure::none},
+        {"another CA refuses it", server.other_ca(), false, RegistryFailure::tls},
+        {"and without it again, refused: the CA was this request's alone", "", false, RegistryFailure::tls},
+        {"skip_verify answers without verifying", "", true, RegistryFailure::none},
+        {"a CA file that holds no certificate", "/dev/null", false, RegistryFailure::tls},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        HttpRequest r = get(server.url());
+        r.ca_file = c.ca_file;
+        r.skip_verify = c.skip_verify;
+        const HttpResponse got = t->send(r, soon());
+        CHECK(got.failure == c.failure);
+        if (c.failure == RegistryFailure::none) CHECK(got.status == 200);
+        if (c.failure == RegistryFailure::tls && c.ca_file != "/dev/null") CHECK_THAT(got.error, Catch::Contains("was refused"));
+    }
 }
