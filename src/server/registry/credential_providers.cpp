@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -26,6 +27,25 @@ std::string printable_line(std::string_view text, std::size_t limit = 160) {
     for (const char c : text.substr(0, limit)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
     if (text.size() > limit) out += "...";
     return out;
+}
+
+// A write to a pipe whose reader is gone (a plugin that exits without reading
+// its stdin) is EPIPE here, never the SIGPIPE that would end the process:
+// the signal is blocked on this thread for the write and a pending one taken.
+ssize_t write_without_sigpipe(int fd, const char* data, std::size_t size) {
+    sigset_t pipe_only, before;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &before);
+    const ssize_t w = ::write(fd, data, size);
+    if (w < 0 && errno == EPIPE) {
+        const timespec now{0, 0};
+        while (sigtimedwait(&pipe_only, nullptr, &now) == SIGPIPE) {
+        }
+        errno = EPIPE;
+    }
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    return w;
 }
 
 struct Fd {
@@ -124,7 +144,7 @@ PluginRun run_plugin(const std::string& path, const std::vector<std::string>& ar
         for (nfds_t i = 0; i < n; ++i) {
             if (fds[i].revents == 0) continue;
             if (fds[i].fd == in_write.fd) {
-                const ssize_t w = ::write(in_write.fd, input.data() + written, input.size() - written);
+                const ssize_t w = write_without_sigpipe(in_write.fd, input.data() + written, input.size() - written);
                 if (w > 0) written += static_cast<std::size_t>(w);
                 if (w < 0 && errno != EAGAIN) in_write.close();  // it does not read its stdin: its business
                 else if (written == input.size()) in_write.close();

@@ -152,3 +152,13 @@ TEST_CASE("a plugin that is not in the bin dir stops start-up, naming it", "[cre
     CHECK_THAT(missing.error(), Catch::Contains("gcp-credential-provider") && Catch::Contains("is not an executable file"));
     CHECK_FALSE(CredentialProviders::create(config, "", 5s));
 }
+
+TEST_CASE("a plugin that never reads its request leaves the webhook running", "[credential_providers]") {
+    PluginDir dir;
+    dir.write("deaf", "exec 0<&-\necho 'not listening' >&2\nexit 2\n");
+    // More than a pipe holds: the writes after the plugin is gone meet a closed pipe.
+    const std::string request(1u << 20, 'x');
+    const PluginRun run = run_plugin(dir.path + "/deaf", {}, {}, request, kMaxPluginAnswerBytes, soon());
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.error, Catch::Contains("it exited with 2: not listening"));
+}
