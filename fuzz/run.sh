@@ -8,19 +8,24 @@
 #   FUZZ_SEED=1 FUZZ_RUNS="review=50000 yaml=100000" bash fuzz/run.sh 120
 #     (a fixed seed, and at most that many inputs for the targets named: the
 #     same inputs on every machine, or a prefix of them where SECONDS runs out)
+#   FUZZ_STAGE=build|run bash fuzz/run.sh   (only build, or only run what was built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
 command -v clang++-14 >/dev/null || $sudo apt-get install -y -qq --no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
 build=build-fuzz
-cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
-# Quiet unless it fails: ninja writes a compiler's errors to stdout.
-if ! cmake --build "$build" -j2 >"$build.log" 2>&1; then
-  grep -E "error|FAILED" "$build.log" | head -40
-  echo "fuzz: the targets do not build with clang (the whole log: $build.log)" >&2
-  exit 1
+stage=${FUZZ_STAGE:-all}
+if [[ $stage != run ]]; then
+  cmake -S fuzz -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
+  # Quiet unless it fails: ninja writes a compiler's errors to stdout.
+  if ! cmake --build "$build" -j2 >"$build.log" 2>&1; then
+    grep -E "error|FAILED" "$build.log" | head -40
+    echo "fuzz: the targets do not build with clang (the whole log: $build.log)" >&2
+    exit 1
+  fi
 fi
+[[ $stage == build ]] && exit 0
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 bash fuzz/seed.sh "$corpus"
