@@ -51,3 +51,31 @@ TEST_CASE("only digest-pinned image names are kept, as hashes", "[node_source]")
     CHECK(miw::image_name_hash("a") != miw::image_name_hash("b"));
     CHECK(miw::image_name_hash("") == 14695981039346656037ull);  // FNV-1a's offset basis
 }
+
+TEST_CASE("a Node holds an image by its name as the runtime lists it, however a Pod writes it", "[node_source]") {
+    const std::string digest = "sha256:" + std::string(64, 'c');
+    miw::NodeInfo n;
+    // containerd reports normalised names, without the tag beside a digest.
+    n.add_image_name("docker.io/library/qwen@" + digest);
+    n.add_image_name("registry.example.com/team/llama@" + digest);
+    struct Case {
+        std::string reference;
+        bool held;
+    };
+    const Case cases[] = {
+        {"qwen@" + digest, true},
+        {"docker.io/qwen@" + digest, true},
+        {"index.docker.io/library/qwen@" + digest, true},
+        {"docker.io/library/qwen:2.5@" + digest, true},
+        {"registry.example.com/team/llama:v1@" + digest, true},
+        {"registry.example.com/team/llama@" + digest, true},
+        {"other/qwen@" + digest, false},
+        {"registry.example.com/team/qwen@" + digest, false},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.reference) { CHECK(n.holds_image(c.reference) == c.held); }
+    }
+    // The runtime's other spelling of one image is the same image.
+    n.add_image_name("index.docker.io/library/qwen@" + digest);
+    CHECK(n.pinned_images.size() == 2);
+}

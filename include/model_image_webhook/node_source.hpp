@@ -18,6 +18,10 @@ namespace miw {
 // adds a preference, never a refusal).
 using ImageNameHash = std::uint64_t;
 ImageNameHash image_name_hash(std::string_view name);
+// The hash of an image name as distribution/reference normalises it (Docker
+// Hub's names, "library/", a tag beside the digest dropped): what a Node's
+// status.images and a Pod's reference are compared by.
+ImageNameHash normalized_image_hash(std::string_view name);
 
 // Whether a name pins a digest ("registry/repo@sha256:..."): only those are
 // kept, as only those can equal a pinned reference.

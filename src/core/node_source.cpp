@@ -1,5 +1,6 @@
 #include "model_image_webhook/node_source.hpp"
 
+#include "model_image_webhook/registry/locator.hpp"
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
@@ -20,13 +21,20 @@ bool is_digest_pinned_name(std::string_view name) {
     return at != std::string_view::npos && at > 0 && name.find(':', at) != std::string_view::npos;
 }
 
+ImageNameHash normalized_image_hash(std::string_view name) {
+    // The runtime lists "docker.io/library/qwen@d"; a Pod may name "qwen@d",
+    // "index.docker.io/qwen@d" or "docker.io/library/qwen:v1@d": one image (design.md 1.9).
+    if (is_canonical_reference(name)) return image_name_hash(name);
+    return image_name_hash(canonical_reference(name));
+}
+
 bool NodeInfo::holds_image(std::string_view reference) const {
-    return std::binary_search(pinned_images.begin(), pinned_images.end(), image_name_hash(reference));
+    return std::binary_search(pinned_images.begin(), pinned_images.end(), normalized_image_hash(reference));
 }
 
 void NodeInfo::add_image_name(std::string_view name) {
     if (!is_digest_pinned_name(name)) return;
-    const ImageNameHash h = image_name_hash(name);
+    const ImageNameHash h = normalized_image_hash(name);
     const auto at = std::lower_bound(pinned_images.begin(), pinned_images.end(), h);
     if (at == pinned_images.end() || *at != h) pinned_images.insert(at, h);
 }
@@ -38,7 +46,7 @@ std::string describe(const NodeRef& node) {
 
 std::vector<std::string> nodes_holding_in(const NodeMap& nodes, std::string_view reference, std::size_t limit) {
     if (limit == 0) return {};
-    const ImageNameHash h = image_name_hash(reference);
+    const ImageNameHash h = normalized_image_hash(reference);
     // The `limit` smallest label values, in a max-heap: by label value, not
     // by name, so the cut does not depend on how the Nodes are named, and a
     // fleet of 5,000 warm Nodes costs a comparison each, not a sort.

@@ -27,6 +27,15 @@ struct RegistryLocator {
 // reference: one that passed the pinned reference rules (a digest is required).
 Result<RegistryLocator> locate_in_registry(std::string_view reference);
 
+// A reference as one string for every way of writing it: its canonical
+// locator ("qwen@d", "index.docker.io/library/qwen:v1@d" and
+// "docker.io/library/qwen@d" are all the last), or the reference itself
+// where it cannot be located. is_canonical_reference says, without a parse,
+// that a reference already is its canonical form (most are: a registry with a
+// dot, a port or localhost, and no tag beside the digest).
+std::string canonical_reference(std::string_view reference);
+bool is_canonical_reference(std::string_view reference);
+
 // An authority's host and port: "[::1]:5000" is ::1 and 5000, "r.io" is r.io
 // and no port; nullopt where a '[' is never closed.
 struct HostPort {

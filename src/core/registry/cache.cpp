@@ -21,30 +21,8 @@ RegistryCache::~RegistryCache() {
     for (std::thread& t : workers_) t.join();
 }
 
-std::string RegistryCache::key_of(std::string_view reference) {
-    Result<RegistryLocator> located = locate_in_registry(reference);
-    return located ? located->canonical() : std::string(reference);
-}
+std::string RegistryCache::key_of(std::string_view reference) { return canonical_reference(reference); }
 
-namespace {
-
-// Whether a reference is written as its canonical locator already (a
-// registry with a dot, a port or localhost, not one of Docker Hub's other
-// names, no tag beside the digest): then it is its own key, and a cache hit
-// costs no parse and no copy, as it did before keys were normalised.
-bool canonical_already(std::string_view reference) {
-    const std::size_t slash = reference.find('/');
-    const std::size_t at = reference.find('@');
-    if (slash == std::string_view::npos || at == std::string_view::npos || at < slash) return false;
-    const std::string_view domain = reference.substr(0, slash);
-    if (domain.find_first_of(".:") == std::string_view::npos && domain != "localhost") return false;
-    if (domain == "index.docker.io") return false;
-    const std::string_view name = reference.substr(slash + 1, at - slash - 1);
-    if (domain == "docker.io" && name.find('/') == std::string_view::npos) return false;
-    return name.find(':') == std::string_view::npos;
-}
-
-}  // namespace
 
 std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const {
     if (const auto it = found_index_.find(key); it != found_index_.end()) {
@@ -82,7 +60,7 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
 std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) const {
     std::string normalised;
     std::string_view key = reference;
-    if (!canonical_already(reference)) key = normalised = key_of(reference);
+    if (!is_canonical_reference(reference)) key = normalised = key_of(reference);
     std::lock_guard lock(mutex_);
     return cached_locked(key, std::chrono::steady_clock::now());
 }
@@ -90,7 +68,7 @@ std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) 
 RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline) const {
     std::string normalised;
     std::string_view key = reference;
-    if (!canonical_already(reference)) key = normalised = key_of(reference);
+    if (!is_canonical_reference(reference)) key = normalised = key_of(reference);
     std::shared_ptr<Flight> flight;
     bool started = false;
     std::unique_lock lock(mutex_);

@@ -52,6 +52,24 @@ Result<RegistryLocator> locate_in_registry(std::string_view reference) {
     return out;
 }
 
+std::string canonical_reference(std::string_view reference) {
+    if (is_canonical_reference(reference)) return std::string(reference);
+    Result<RegistryLocator> located = locate_in_registry(reference);
+    return located ? located->canonical() : std::string(reference);
+}
+
+bool is_canonical_reference(std::string_view reference) {
+    const std::size_t slash = reference.find('/');
+    const std::size_t at = reference.find('@');
+    if (slash == std::string_view::npos || at == std::string_view::npos || at < slash) return false;
+    const std::string_view domain = reference.substr(0, slash);
+    if (domain.find_first_of(".:") == std::string_view::npos && domain != "localhost") return false;
+    if (domain == "index.docker.io") return false;
+    const std::string_view name = reference.substr(slash + 1, at - slash - 1);
+    if (domain == "docker.io" && name.find('/') == std::string_view::npos) return false;
+    return name.find(':') == std::string_view::npos;
+}
+
 bool is_verifiable_digest(std::string_view digest) {
     std::size_t hex = 0;
     if (digest.rfind("sha256:", 0) == 0) {
