@@ -242,6 +242,9 @@ private:
 
 inline std::string_view view(const Value& v) { return {v.GetString(), v.GetStringLength()}; }
 
+// A string value's text, or "" when it is absent or not a string.
+inline std::string_view string_or_empty(const Value* v) { return v != nullptr && v->IsString() ? view(*v) : std::string_view(); }
+
 // The last member of that name, as Go's decoder keeps the last of duplicate
 // keys; nullptr when obj is not an object or has none. Inline: it is called
 // for every field a review reads.

@@ -15,8 +15,6 @@ using namespace json;
 
 namespace {
 
-std::string_view string_or_empty(const Value* v) { return v != nullptr && v->IsString() ? view(*v) : std::string_view(); }
-
 // A Go duration as metav1.Duration writes it ("12h", "5m30s", "0s"); nullopt when unreadable.
 std::optional<std::chrono::seconds> go_duration(std::string_view text) {
     if (text.empty()) return std::nullopt;

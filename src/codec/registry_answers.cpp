@@ -15,8 +15,6 @@ using namespace json;
 
 namespace {
 
-std::string_view string_or_empty(const Value* v) { return v != nullptr && v->IsString() ? view(*v) : std::string_view(); }
-
 // A descriptor's size: a non-negative integer (the spec's int64).
 Result<std::uint64_t> descriptor_size(const Value& descriptor, std::string_view where) {
     const Value* size = member(&descriptor, "size");

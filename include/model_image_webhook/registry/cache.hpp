@@ -75,10 +75,6 @@ public:
 
     std::size_t found_entries() const;
 
-    // The key a reference is kept under: its normalised locator, or the
-    // reference itself where it cannot be located.
-    static std::string key_of(std::string_view reference);
-
 private:
     struct Flight {
         std::string key;

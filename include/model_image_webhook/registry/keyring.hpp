@@ -19,10 +19,6 @@ struct RegistryCredential {
 // registry's tokens): the user name and a hash of the secret, never the secret.
 std::string credential_identity(const RegistryCredential& credential);
 
-// The credentials to try for a host being asked, as containerd and the
-// kubelet hand them to their authorizers: tried in order until one is not
-// refused; none, anonymous. Feeders: --registry-auth, a Pod's pull secrets
-// (KubeletKeyring).
 using Deadline = std::chrono::steady_clock::time_point;
 
 // A keyring's answer where a source of credentials may fail to answer (a
@@ -33,6 +29,10 @@ struct KeyringAnswer {
     std::string problem;
 };
 
+// The credentials to try for a host being asked, as containerd and the
+// kubelet hand them to their authorizers: tried in order until one is not
+// refused; none, anonymous. Feeders: --registry-auth (a KubeletKeyring) and
+// the credential provider plugins.
 class Keyring {
 public:
     virtual ~Keyring() = default;

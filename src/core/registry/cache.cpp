@@ -21,8 +21,6 @@ RegistryCache::~RegistryCache() {
     for (std::thread& t : workers_) t.join();
 }
 
-std::string RegistryCache::key_of(std::string_view reference) { return canonical_reference(reference); }
-
 
 std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const {
     if (const auto it = found_index_.find(key); it != found_index_.end()) {
@@ -60,7 +58,7 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
 std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) const {
     std::string normalised;
     std::string_view key = reference;
-    if (!is_canonical_reference(reference)) key = normalised = key_of(reference);
+    if (!is_canonical_reference(reference)) key = normalised = canonical_reference(reference);
     std::lock_guard lock(mutex_);
     return cached_locked(key, std::chrono::steady_clock::now());
 }
@@ -68,7 +66,7 @@ std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) 
 RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline) const {
     std::string normalised;
     std::string_view key = reference;
-    if (!is_canonical_reference(reference)) key = normalised = key_of(reference);
+    if (!is_canonical_reference(reference)) key = normalised = canonical_reference(reference);
     std::shared_ptr<Flight> flight;
     bool started = false;
     std::unique_lock lock(mutex_);

@@ -36,8 +36,9 @@ std::string Authorizer::token_key(const AuthChallenge& challenge, const Registry
     return key;
 }
 
-Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const RegistryHost& host, const std::string& key, std::string_view repository,
+Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                           const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const {
+    const std::string key = token_key(challenge, host, repository, credential);
     {
         std::lock_guard lock(mutex_);
         if (const auto it = tokens_.find(key); it != tokens_.end()) {
@@ -87,7 +88,7 @@ Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const 
 Result<std::string> Authorizer::authorization_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                                   const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const {
     if (challenge.scheme == "bearer") {
-        Result<std::string> token = token_for(challenge, host, token_key(challenge, host, repository, credential), repository, credential, fresh, deadline, failure);
+        Result<std::string> token = token_for(challenge, host, repository, credential, fresh, deadline, failure);
         if (!token) return fail(token.error());
         return "Bearer " + *token;
     }

@@ -48,7 +48,7 @@ private:
     // The Authorization a challenge calls for (a token kept, unless `fresh`), or why there is none.
     Result<std::string> authorization_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                           const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const;
-    Result<std::string> token_for(const AuthChallenge& challenge, const RegistryHost& host, const std::string& key, std::string_view repository,
+    Result<std::string> token_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                   const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const;
     std::string token_key(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository, const RegistryCredential* credential) const;
 

@@ -62,15 +62,17 @@ std::string digest_of(std::string_view algorithm, std::string_view bytes) {
 }
 
 RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const RegistryLocator& loc, Deadline deadline) const {
+    // /<repository>/manifests/<digest>, after the host's path prefix.
+    const auto manifest_path = [&](const std::string& digest) { return "/" + loc.repository + "/manifests/" + digest; };
     const auto get = [&](const std::string& digest) {
         HttpRequest request;
-        request.url = host.url("/" + loc.repository + "/manifests/" + digest);
+        request.url = host.url(manifest_path(digest));
         request.headers.emplace_back("Accept", std::string(kManifestAccept));
         request.max_body = kMaxManifestBytes;
         return authorizer_.send(host, loc.repository, std::move(request), deadline);
     };
     const std::string where = host.authority();
-    const std::string path = host.path_prefix + "/" + loc.repository + "/manifests/" + loc.digest;
+    const std::string path = host.path_prefix + manifest_path(loc.digest);
     HttpResponse got = get(loc.digest);
     if (got.failure == RegistryFailure::none && got.status == 404) {
         return with_status(RegistryLookupStatus::not_found, RegistryFailure::none,
@@ -115,7 +117,7 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
     }
     HttpResponse child = get(child_digest);
     if (child.failure != RegistryFailure::none || child.status != 200) {
-        out.detail = "the " + platform_ + " manifest could not be read: " + not_looked(child, where, host.path_prefix + "/" + loc.repository + "/manifests/" + child_digest).detail;
+        out.detail = "the " + platform_ + " manifest could not be read: " + not_looked(child, where, host.path_prefix + manifest_path(child_digest)).detail;
         return out;
     }
     if (digest_of(child_digest.substr(0, child_digest.find(':')), child.body) != child_digest) {
@@ -130,9 +132,7 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
         out.detail = "the " + platform_ + " manifest cannot be read" + (platform_manifest ? std::string(": it is an index") : ": " + platform_manifest.error());
         return out;
     }
-    std::vector<std::string> platforms = std::move(out.facts.platforms);
-    tell_facts(*platform_manifest, out.facts);
-    out.facts.platforms = std::move(platforms);
+    tell_facts(*platform_manifest, out.facts);  // the index's platforms stay
     out.compressed_bytes = platform_manifest->compressed_bytes;
     return out;
 }

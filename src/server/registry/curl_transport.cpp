@@ -10,9 +10,9 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace miw::server {
@@ -97,11 +97,11 @@ CURLcode add_extra_roots(CURL*, void* ssl_ctx, void* user) {
     return CURLE_OK;
 }
 
-// PEM certificates of a file; empty when it cannot be read or holds none.
-std::vector<X509*> read_certificates(const std::string& path) {
+// PEM certificates of a file (empty when it holds none); nullopt when it cannot be read.
+std::optional<std::vector<X509*>> read_certificates(const std::string& path) {
     std::vector<X509*> out;
     std::FILE* f = std::fopen(path.c_str(), "r");
-    if (f == nullptr) return out;
+    if (f == nullptr) return std::nullopt;
     while (X509* cert = PEM_read_X509(f, nullptr, nullptr, nullptr)) out.push_back(cert);
     std::fclose(f);
     ERR_clear_error();  // the read past the last certificate
@@ -151,7 +151,7 @@ struct CurlTransport::Impl {
     const std::vector<X509*>* roots_of(const std::string& path) const {
         std::lock_guard lock(host_roots_mutex);
         auto it = host_roots.find(path);
-        if (it == host_roots.end()) it = host_roots.emplace(path, read_certificates(path)).first;
+        if (it == host_roots.end()) it = host_roots.emplace(path, read_certificates(path).value_or(std::vector<X509*>())).first;
         return it->second.empty() ? nullptr : &it->second;
     }
 
@@ -286,10 +286,9 @@ Result<std::unique_ptr<CurlTransport>> CurlTransport::create(const std::string& 
     auto impl = std::make_unique<Impl>();
     if (!ca_file.empty()) {
         // OpenSSL's own words do not say which file or what to do.
-        std::FILE* f = std::fopen(ca_file.c_str(), "r");
-        if (f == nullptr) return fail("--registry-ca " + ca_file + " cannot be read: name a readable PEM file of CA certificates");
-        std::fclose(f);
-        impl->extra_roots = read_certificates(ca_file);
+        std::optional<std::vector<X509*>> roots = read_certificates(ca_file);
+        if (!roots) return fail("--registry-ca " + ca_file + " cannot be read: name a readable PEM file of CA certificates");
+        impl->extra_roots = std::move(*roots);
         if (impl->extra_roots.empty()) return fail("--registry-ca " + ca_file + " holds no PEM certificate OpenSSL can load");
     }
     impl->share = curl_share_init();
