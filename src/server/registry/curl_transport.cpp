@@ -30,6 +30,9 @@ bool starts_with_nocase(std::string_view text, std::string_view prefix) {
            });
 }
 
+// Header names compare whole and without case.
+bool same_name(std::string_view a, std::string_view b) { return a.size() == b.size() && starts_with_nocase(a, b); }
+
 std::string_view trimmed(std::string_view v) {
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
     while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
@@ -73,7 +76,7 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     if (colon == std::string_view::npos) return n;
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = trimmed(line.substr(colon + 1));
-    const auto is = [&](std::string_view wanted) { return name.size() == wanted.size() && starts_with_nocase(name, wanted); };
+    const auto is = [&](std::string_view wanted) { return same_name(name, wanted); };
     if (is("content-type")) x.answer.content_type = std::string(value);
     else if (is("www-authenticate")) x.answer.www_authenticate.emplace_back(value);
     else if (is("location")) x.answer.location = std::string(value);
@@ -202,7 +205,7 @@ struct CurlTransport::Impl {
         curl_slist* headers = nullptr;
         bool has_accept = false;
         for (const auto& [name, value] : request.headers) {
-            has_accept = has_accept || starts_with_nocase(name, "accept");
+            has_accept = has_accept || same_name(name, "accept");
             headers = curl_slist_append(headers, (name + ": " + value).c_str());
         }
         if (!has_accept) headers = curl_slist_append(headers, "Accept:");  // libcurl's */* is not what was asked for

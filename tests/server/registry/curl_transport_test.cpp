@@ -143,6 +143,19 @@ TEST_CASE("a request names the host connected to, and its headers go as given", 
     CHECK(head.find("User-Agent: model-image-webhook") != std::string::npos);
 }
 
+TEST_CASE("a request without an Accept of its own sends none, whatever other headers begin with", "[registry_curl_transport]") {
+    LoopbackServer server([](const std::string&) { return http_answer(200, "", "{}"); });
+    const auto t = transport();
+    HttpRequest r;
+    r.url = server.url("/v2/token");
+    r.headers = {{"Accept-Language", "en"}};
+    r.max_body = 1024;
+    REQUIRE(t->send(r, soon()).status == 200);
+    const std::string head = server.heads().at(0);
+    CHECK(head.find("\r\nAccept-Language: en\r\n") != std::string::npos);
+    CHECK(head.find("\r\nAccept: ") == std::string::npos);  // not libcurl's */*
+}
+
 TEST_CASE("every WWW-Authenticate field of an answer is read", "[registry_curl_transport]") {
     LoopbackServer server([](const std::string&) {
         return http_answer(401, "WWW-Authenticate: Negotiate\r\nWWW-Authenticate: Bearer realm=\"https://auth.example/token\"\r\n", "");
