@@ -26,7 +26,7 @@ namespace {
 // A registry in which every digest exists: the cache asks it once a digest.
 class EveryDigestFound : public miw::RegistryFetcher {
 public:
-    miw::RegistryLookup fetch(std::string_view, miw::Deadline) const override {
+    miw::RegistryLookup fetch(std::string_view, const miw::PullCredentials&, miw::Deadline) const override {
         miw::RegistryLookup found;
         found.status = miw::RegistryLookupStatus::found;
         found.compressed_bytes = 15ull << 30;

@@ -122,6 +122,11 @@ struct PodSpecView {
     std::vector<ContainerView> containers;
 
     std::string_view node_name;
+    // Whose credentials the kubelet pulls with (design.md 1.8): the
+    // imagePullSecrets names in order, and the service account (its
+    // serviceAccountName, else the deprecated serviceAccount; empty: none named).
+    std::vector<std::string_view> image_pull_secrets;
+    std::string_view service_account_name;
     bool has_hostname_selector = false;
     std::string_view hostname_selector;  // nodeSelector["kubernetes.io/hostname"]
     std::vector<NodeSelectorTermView> required_node_terms;

@@ -71,6 +71,12 @@ std::optional<std::string> base64_decode(std::string_view text);
 // sequence that could be invalid, and no control character.
 bool is_printable_ascii(std::string_view text);
 
+// A name as Kubernetes names most objects (Nodes, Secrets, ServiceAccounts),
+// and as lenient as the path segment it becomes may be: a DNS-1123 subdomain's
+// characters, 253 at most. Anything else cannot name one and must not reach a
+// request path.
+bool is_object_name(std::string_view name);
+
 // "a, b and c"
 std::string join(const std::string_view* items, std::size_t count, std::string_view separator);
 

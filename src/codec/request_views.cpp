@@ -302,6 +302,21 @@ void read_template_metadata(const Value& object, std::string_view spec_pointer, 
     string_member(annotations, kModelContainersAnnotation, out.has_model_containers, out.model_containers);
 }
 
+// A name the schema makes a string; another type (a hand-written file) names nothing.
+void read_pull_identity(const Value& spec, PodSpecView& out) {
+    if (const Value* secrets = member(&spec, "imagePullSecrets"); secrets != nullptr && secrets->IsArray()) {
+        for (const Value& ref : secrets->GetArray()) {
+            if (const Value* name = member(&ref, "name"); name != nullptr && name->IsString() && name->GetStringLength() != 0) out.image_pull_secrets.push_back(view(*name));
+        }
+    }
+    for (std::string_view field : {"serviceAccountName", "serviceAccount"}) {
+        if (const Value* name = member(&spec, field); name != nullptr && name->IsString() && name->GetStringLength() != 0) {
+            out.service_account_name = view(*name);
+            break;
+        }
+    }
+}
+
 std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view pointer, PodSpecView& out) {
     out.pointer = pointer;
     out.field_path = std::string(pointer.substr(1));
@@ -312,6 +327,7 @@ std::optional<RequestError> read_pod_spec(const Value& spec, std::string_view po
     if (auto e = read_containers(spec, "initContainers", path, out.init_containers)) return e;
     if (auto e = read_containers(spec, "containers", path, out.containers)) return e;
     if (auto e = optional_string(&spec, "nodeName", path, out.node_name)) return e;
+    read_pull_identity(spec, out);
     if (const Value* host = member(member(&spec, "nodeSelector"), kHostnameLabel); host != nullptr && host->IsString()) {
         out.has_hostname_selector = true;
         out.hostname_selector = view(*host);

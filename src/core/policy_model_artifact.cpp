@@ -178,7 +178,10 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
     }
     if (!errors.empty()) return invalid(req.kind.group, req.kind.kind, req.name, std::move(errors));
     // Looked up last: a reference the rules above refuse is never asked for.
-    RegistryVerdict registry_verdict = check_in_registry(kReferenceField, view.reference_value, config.registry_check, registry);
+    // Its pull is the image volume's of the Pods it serves; upstream's controller
+    // runs them with the namespace's default service account.
+    const PullSecretsRef who{req.namespace_name, {}, "default"};
+    RegistryVerdict registry_verdict = check_in_registry(kReferenceField, view.reference_value, config.registry_check, registry, &who);
     if (registry_verdict.refusal) {
         return invalid(req.kind.group, req.kind.kind, req.name, {field_invalid(kReferenceField, view.reference_value, *registry_verdict.refusal, *registry_verdict.rule)});
     }

@@ -396,9 +396,20 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     if (config.registry_check != RegistryCheck::off && registry != nullptr && !w.being_deleted) {
         // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
         const std::string field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
-        RegistryVerdict registry_verdict = check_in_registry(field, w.model_image, config.registry_check, registry);
-        if (registry_verdict.refusal) return forbidden(field + ": " + quote_value(w.model_image) + ": " + *registry_verdict.refusal, *registry_verdict.rule);
-        for (std::string& warning : registry_verdict.warnings) warnings.push_back(std::move(warning));
+        // Each pod spec's Pods pull with their own credentials; the same ones are asked once.
+        std::vector<PullSecretsRef> pullers;
+        for (const PodSpecView& spec : w.pod_specs) {
+            PullSecretsRef who{req.namespace_name, spec.image_pull_secrets, spec.service_account_name};
+            if (std::find(pullers.begin(), pullers.end(), who) == pullers.end()) pullers.push_back(std::move(who));
+        }
+        if (pullers.empty()) pullers.push_back(PullSecretsRef{req.namespace_name, {}, {}});
+        for (const PullSecretsRef& who : pullers) {
+            RegistryVerdict registry_verdict = check_in_registry(field, w.model_image, config.registry_check, registry, &who);
+            if (registry_verdict.refusal) return forbidden(field + ": " + quote_value(w.model_image) + ": " + *registry_verdict.refusal, *registry_verdict.rule);
+            for (std::string& warning : registry_verdict.warnings) {
+                if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
+            }
+        }
     }
     const std::vector<std::string_view> names = selected_container_names(w);
     const std::vector<std::string_view> sorted_names = sorted_unique(names);

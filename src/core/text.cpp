@@ -345,3 +345,15 @@ std::optional<std::string> base64_decode(std::string_view text) {
 }
 
 }  // namespace miw
+
+namespace miw {
+
+bool is_object_name(std::string_view name) {
+    if (name.empty() || name.size() > 253 || name == "." || name == "..") return false;
+    for (char c : name) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+    }
+    return true;
+}
+
+}  // namespace miw

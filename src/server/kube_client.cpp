@@ -243,16 +243,6 @@ private:
     bool finished_ = false;
 };
 
-// A DNS-1123 subdomain, as Node names are: anything else cannot name a Node
-// and must not reach the request path.
-bool valid_node_name(std::string_view name) {
-    if (name.empty() || name.size() > 253) return false;
-    for (char c : name) {
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
-    }
-    return true;
-}
-
 // A label value (63 characters at most, alphanumerics with '-', '_' and '.'
 // inside): anything else cannot be a Node's hostname label and must not
 // reach the request's query.
@@ -374,7 +364,7 @@ Result<std::string> fetch_apiserver_version(const KubeClient& client, std::chron
 NodeLookup ApiNodeSource::lookup_until(const NodeRef& node, std::chrono::steady_clock::time_point deadline) const {
     const bool by_name = node.by == NodeNamedBy::name;
     // No Node can be named so: nothing is asked.
-    if (by_name ? !valid_node_name(node.value) : !valid_label_value(node.value)) return NodeLookup{};
+    if (by_name ? !is_object_name(node.value) : !valid_label_value(node.value)) return NodeLookup{};
     const std::string key = (by_name ? "name/" : "label/") + std::string(node.value);
     const auto now = std::chrono::steady_clock::now();
     {

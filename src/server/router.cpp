@@ -42,8 +42,22 @@ private:
 // deadline. Each answer counted.
 class RequestRegistry : public RegistrySource {
 public:
-    RequestRegistry(const RegistryCache& cache, std::chrono::steady_clock::time_point deadline, const RegistryPlan* planned, Metrics& metrics)
-        : cache_(cache), deadline_(deadline), planned_(planned), metrics_(metrics) {}
+    RequestRegistry(const RegistryCache& cache, const PullSecrets* pull_secrets, std::chrono::steady_clock::time_point deadline, const RegistryPlan* planned,
+                    Metrics& metrics)
+        : cache_(cache), pull_secrets_(pull_secrets), deadline_(deadline), planned_(planned), metrics_(metrics) {}
+
+    // With the pull secrets `who` names, read from the API (the plan sends
+    // every review that may look so to the pool, where it may wait for them).
+    RegistryLookup lookup_for(std::string_view reference, const PullSecretsRef& who) const override {
+        if (pull_secrets_ == nullptr || planned_ != nullptr) return lookup(reference);
+        const auto start = std::chrono::steady_clock::now();
+        PullSecrets::Assembled credentials = pull_secrets_->assemble(who, deadline_);
+        RegistryAnswer answer = cache_.lookup_until(reference, deadline_, credentials.credentials);
+        metrics_.registry_lookup(answer.lookup, answer.origin == RegistryAnswerOrigin::cache,
+                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        answer.lookup.credential_notes = std::move(credentials.notes);
+        return std::move(answer.lookup);
+    }
 
     RegistryLookup lookup(std::string_view reference) const override {
         if (planned_ != nullptr) {
@@ -72,6 +86,7 @@ public:
 
 private:
     const RegistryCache& cache_;
+    const PullSecrets* pull_secrets_;
     std::chrono::steady_clock::time_point deadline_;
     const RegistryPlan* planned_;
     Metrics& metrics_;
@@ -137,7 +152,7 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
     if (state.registry != nullptr && policy->registry_check != RegistryCheck::off) {
         auto registry_budget = state.registry_timeout;
         if (timeout) registry_budget = std::min(registry_budget, *timeout * 9 / 10);
-        registry.emplace(*state.registry, received + registry_budget, planned, state.metrics);
+        registry.emplace(*state.registry, state.pull_secrets, received + registry_budget, planned, state.metrics);
         context.registry = &*registry;
     }
     ReviewResult result = review(body, context);
@@ -241,6 +256,11 @@ RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::str
     thread_local std::vector<std::string> artifact_images;  // kept: no allocation once warm
     const BodyReferences found = references_in_body(body, state.artifacts, artifact_images);
     if (!found.complete) {
+        plan.needs_look = true;
+        return plan;
+    }
+    // Whose credentials a look is made with is read from the API: that may wait.
+    if (state.pull_secrets != nullptr && !found.references.empty()) {
         plan.needs_look = true;
         return plan;
     }

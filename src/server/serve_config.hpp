@@ -40,6 +40,7 @@ struct ServeConfig {
     bool watch_artifacts = true;  // list and watch ModelArtifacts (gpustack.ai/model-artifact)
     std::chrono::milliseconds node_lookup_timeout{2000};
     std::optional<RegistrySettings> registry;  // when --registry-check is on
+    bool pull_secrets = true;  // --registry-pull-secrets: lookups with the pull secrets read from the API, where there is one
 };
 
 }  // namespace miw::server

@@ -123,6 +123,13 @@ public:
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();
+            if (client_ && config_.pull_secrets) {
+                pull_secrets_.emplace([client = &*client_](const std::string& path, std::size_t max_body, Deadline deadline) {
+                    KubeClient::Response r = client->get(path, max_body, deadline);
+                    return ApiGetAnswer{r.status, std::move(r.body), std::move(r.error)};
+                });
+                state_.pull_secrets = &*pull_secrets_;
+            }
         }
         if (config_.api || registry_) {
             blocking_.emplace(kBlockingThreads);
@@ -173,6 +180,7 @@ public:
                                          {"nodeWatch", node_watch_.has_value()},
                                          {"enforcement", to_string(config_.enforcement)},
                                          {"registryCheck", to_string(config_.policy.registry_check)},
+                                         {"registryPullSecrets", pull_secrets_.has_value()},
                                          {"threads", static_cast<long long>(threads_)},
                                          {"threadsFrom", config_.threads != 0 ? std::string("--threads") : cpu_budget_.explained}});
         // Worker contexts have no work of their own between connections: keep them running.
@@ -309,6 +317,7 @@ private:
     std::optional<ArtifactWatch> artifact_watch_;
     ServerContext context_;
     std::unique_ptr<RegistryLookups> registry_;  // --registry-check on
+    std::optional<PullSecrets> pull_secrets_;  // --registry-pull-secrets, with an API to read them from
     std::optional<net::thread_pool> blocking_;
     CpuBudget cpu_budget_;
     unsigned threads_;

@@ -21,7 +21,7 @@ public:
     std::chrono::milliseconds delay{0};
     mutable std::atomic<int> calls{0};
 
-    RegistryLookup fetch(std::string_view, Deadline) const override {
+    RegistryLookup fetch(std::string_view, const PullCredentials&, Deadline) const override {
         ++calls;
         if (delay.count() > 0) std::this_thread::sleep_for(delay);
         RegistryLookup out;
@@ -37,7 +37,7 @@ class SlowRegistry : public RegistryFetcher {
 public:
     std::chrono::milliseconds takes{200};
     mutable std::atomic<int> calls{0};
-    RegistryLookup fetch(std::string_view, Deadline deadline) const override {
+    RegistryLookup fetch(std::string_view, const PullCredentials&, Deadline deadline) const override {
         ++calls;
         RegistryLookup out;
         if (std::chrono::steady_clock::now() + takes > deadline) {
@@ -55,7 +55,7 @@ public:
 class ThrowingFetcher : public RegistryFetcher {
 public:
     mutable std::atomic<int> calls{0};
-    RegistryLookup fetch(std::string_view, Deadline) const override {
+    RegistryLookup fetch(std::string_view, const PullCredentials&, Deadline) const override {
         if (++calls == 1) throw std::runtime_error("Too many open files");
         RegistryLookup out;
         out.status = RegistryLookupStatus::found;

@@ -112,7 +112,7 @@ namespace {
 // A registry that has every digest, counting its looks.
 class EveryDigest : public RegistryFetcher {
 public:
-    RegistryLookup fetch(std::string_view, Deadline) const override {
+    RegistryLookup fetch(std::string_view, const PullCredentials&, Deadline) const override {
         ++looks;
         RegistryLookup found;
         found.status = RegistryLookupStatus::found;

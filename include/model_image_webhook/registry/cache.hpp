@@ -1,7 +1,9 @@
 // Registry lookups kept by the digest they name (design.md 1.6): a found
 // digest is found for good (content addressed), in a bounded LRU; a miss or
 // a failure for --registry-negative-ttl. Keyed by the normalised locator, so
-// "qwen@d" and "docker.io/library/qwen@d" are one entry.
+// "qwen@d" and "docker.io/library/qwen@d" are one entry, and by who may see
+// it (PullCredentials::identity): what one Pod's pull secrets found is not
+// found for a Pod without them.
 //
 // Looks run on the cache's own few workers, each to --registry-timeout from
 // when it was asked, whoever asked first: a review waits for the answer until
@@ -11,6 +13,7 @@
 // leaves a look unfinished. No I/O here: the fetcher does that.
 #pragma once
 
+#include "model_image_webhook/registry/keyring.hpp"
 #include "model_image_webhook/registry/source.hpp"
 
 #include <chrono>
@@ -33,9 +36,11 @@ using Deadline = std::chrono::steady_clock::time_point;
 class RegistryFetcher {
 public:
     virtual ~RegistryFetcher() = default;
-    // One look over the network, ending by the deadline. May throw: the
-    // cache turns that into an answer.
-    virtual RegistryLookup fetch(std::string_view reference, Deadline deadline) const = 0;
+    // One look over the network with `who`'s credentials before the node's,
+    // ending by the deadline. May throw: the cache turns that into an answer.
+    virtual RegistryLookup fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const = 0;
+    // With the node's credentials alone.
+    RegistryLookup fetch(std::string_view reference, Deadline deadline) const { return fetch(reference, PullCredentials{}, deadline); }
 };
 
 // The found digests kept: a few hundred bytes each.
@@ -66,12 +71,14 @@ public:
     RegistryCache(const RegistryCache&) = delete;
     RegistryCache& operator=(const RegistryCache&) = delete;
 
-    // What is known without a look; nullopt when a look is needed.
-    std::optional<RegistryLookup> cached(std::string_view reference) const;
-    // The cached answer, or the answer of the look for this digest (started
-    // now, or already under way), waited for until `deadline`: past it, a
-    // timeout that is not kept, the look going on for whoever asks next.
-    RegistryAnswer lookup_until(std::string_view reference, Deadline deadline) const;
+    // What is known without a look, for whoever holds `identity`; nullopt
+    // when a look is needed.
+    std::optional<RegistryLookup> cached(std::string_view reference, std::string_view identity = {}) const;
+    // The cached answer, or the answer of the look for this digest and these
+    // credentials (started now, or already under way), waited for until
+    // `deadline`: past it, a timeout that is not kept, the look going on for
+    // whoever asks next.
+    RegistryAnswer lookup_until(std::string_view reference, Deadline deadline, const PullCredentials& who = {}) const;
 
     std::size_t found_entries() const;
 
@@ -79,6 +86,7 @@ private:
     struct Flight {
         std::string key;
         std::string reference;
+        PullCredentials who;
         Deadline deadline;  // the look's own: --registry-timeout from when it was asked
         bool done = false;
         RegistryLookup result;
@@ -100,6 +108,8 @@ private:
         s.negative_ttl = negative_ttl;
         return s;
     }
+    // The normalised reference, and the identity after it where there is one.
+    static std::string key_of(std::string_view reference, std::string_view identity);
     std::optional<RegistryLookup> cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const;
     void remember_locked(const std::string& key, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const;
     void work();

@@ -32,8 +32,10 @@ struct RegistryVerdict {
 };
 
 // field: where the reference stands, for warnings ("spec.source.image.reference").
-// registry null or mode off: nothing is looked up.
-RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry);
+// registry null or mode off: nothing is looked up. who: whose pull secrets
+// the look is made with; null, the node's credentials alone.
+RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry,
+                                  const PullSecretsRef* who = nullptr);
 
 // "14.2 GiB", "310.5 MiB", "512 bytes".
 std::string format_bytes(std::uint64_t bytes);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,15 @@ public:
     virtual std::vector<RegistryCredential> lookup(std::string_view registry, std::string_view repository) const = 0;
     // The same, bounded by a deadline, with what could not be had.
     virtual KeyringAnswer lookup_until(std::string_view registry, std::string_view repository, Deadline) const { return {lookup(registry, repository), {}}; }
+};
+
+// Whom a look is made for (design.md 1.8): the credentials of a Pod's pull
+// secrets, tried before the node's own (--registry-auth, the plugins) as the
+// kubelet's keyring puts them, and who holds them. A digest found with them
+// is found for those who hold the same, not for everyone.
+struct PullCredentials {
+    std::string identity;  // empty: the node's credentials alone; else a digest of every key and credential held
+    std::shared_ptr<const Keyring> keyring;  // null: none
 };
 
 // A registry named on the command line (--registry-insecure) as it is

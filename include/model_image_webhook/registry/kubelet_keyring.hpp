@@ -30,6 +30,15 @@ public:
     std::vector<RegistryCredential> lookup_image(std::string_view image) const;
     std::vector<RegistryCredential> lookup(std::string_view registry, std::string_view repository) const override;
 
+    // Every key and credential of `other` as well: the kubelet puts all of a
+    // Pod's pull secrets into one keyring, each key's credentials in order.
+    void add_all(const KubeletKeyring& other);
+    // Who holds what this keyring holds: a digest of every key and credential
+    // identity (never a secret), the same for the same contents; empty when empty.
+    std::string identity() const;
+    // About the bytes it keeps, for the budgets of what keeps keyrings.
+    std::size_t bytes() const;
+
     bool empty() const { return index_.empty(); }
     std::size_t size() const { return index_.size(); }
 

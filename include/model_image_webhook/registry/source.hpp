@@ -76,6 +76,24 @@ struct RegistryLookup {
     // not_found, digest_mismatch: what the registry answered; unavailable:
     // what stopped the look, in a few words (no secret is ever in it).
     std::string detail;
+    // What the credentials of this look lacked (a pull secret not found, not
+    // readable, not a registry secret), each naming it: the request's own,
+    // never kept with the answer.
+    std::vector<std::string> credential_notes;
+};
+
+// Whose pull secrets a look is made with, as the kubelet assembles them
+// (design.md 1.8) and the rules read them off the object: a pod spec's
+// imagePullSecrets; where it names none, its service account's. A
+// ModelArtifact: its namespace's default service account's.
+struct PullSecretsRef {
+    std::string_view namespace_name;
+    std::vector<std::string_view> secrets;  // the pod spec's, in order; empty: the service account's
+    std::string_view service_account;  // empty: "default"
+
+    bool operator==(const PullSecretsRef& other) const {
+        return namespace_name == other.namespace_name && secrets == other.secrets && service_account == other.service_account;
+    }
 };
 
 class RegistrySource {
@@ -84,6 +102,9 @@ public:
     // reference: a digest-pinned image reference that passed the pinned
     // reference rules.
     virtual RegistryLookup lookup(std::string_view reference) const = 0;
+    // The same, with the pull secrets of whom the image is pulled for; a
+    // source that cannot read them looks with the node's credentials alone.
+    virtual RegistryLookup lookup_for(std::string_view reference, const PullSecretsRef& /*who*/) const { return lookup(reference); }
 };
 
 }  // namespace miw

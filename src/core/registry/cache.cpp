@@ -55,18 +55,23 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
     }
 }
 
-std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference) const {
-    std::string normalised;
-    std::string_view key = reference;
-    if (!is_canonical_reference(reference)) key = normalised = canonical_reference(reference);
+std::string RegistryCache::key_of(std::string_view reference, std::string_view identity) {
+    std::string key = is_canonical_reference(reference) ? std::string(reference) : canonical_reference(reference);
+    if (!identity.empty()) {
+        key += '\n';  // in no reference
+        key += identity;
+    }
+    return key;
+}
+
+std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference, std::string_view identity) const {
+    const std::string key = key_of(reference, identity);
     std::lock_guard lock(mutex_);
     return cached_locked(key, std::chrono::steady_clock::now());
 }
 
-RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline) const {
-    std::string normalised;
-    std::string_view key = reference;
-    if (!is_canonical_reference(reference)) key = normalised = canonical_reference(reference);
+RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline, const PullCredentials& who) const {
+    const std::string key = key_of(reference, who.identity);
     std::shared_ptr<Flight> flight;
     bool started = false;
     std::unique_lock lock(mutex_);
@@ -84,6 +89,7 @@ RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline 
         flight = std::make_shared<Flight>();
         flight->key = std::string(key);
         flight->reference = std::string(reference);
+        flight->who = who;
         flight->deadline = now + settings_.fetch_timeout;
         in_flight_.emplace(flight->key, flight);
         waiting_.push_back(flight);
@@ -113,7 +119,7 @@ RegistryLookup RegistryCache::look(const Flight& flight, bool& keep) const {
     failed.failure = RegistryFailure::bad_answer;
     keep = false;  // the webhook's failure, not the registry's answer: asked again next time
     try {
-        RegistryLookup answer = fetcher_.fetch(flight.reference, flight.deadline);
+        RegistryLookup answer = fetcher_.fetch(flight.reference, flight.who, flight.deadline);
         keep = true;
         return answer;
     } catch (const std::exception& e) {

@@ -70,10 +70,14 @@ std::string refusal_words(const RegistryLookup& found) {
 
 }  // namespace
 
-RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry) {
+RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry,
+                                  const PullSecretsRef* who) {
     RegistryVerdict out;
     if (mode == RegistryCheck::off || registry == nullptr) return out;
-    const RegistryLookup found = registry->lookup(reference);
+    const RegistryLookup found = who != nullptr ? registry->lookup_for(reference, *who) : registry->lookup(reference);
+    for (const std::string& note : found.credential_notes) {
+        out.warnings.push_back(Warning(field).say(": ").bare(note, 300).text());
+    }
     switch (found.status) {
         case RegistryLookupStatus::found:
             if (found.compressed_bytes) {

@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 
 namespace miw {
 
@@ -102,6 +104,41 @@ void KubeletKeyring::add(std::string_view location, RegistryCredential credentia
         index_.push_back(std::move(key));
         std::sort(index_.begin(), index_.end(), std::greater<>());
     }
+}
+
+void KubeletKeyring::add_all(const KubeletKeyring& other) {
+    for (const auto& [key, list] : other.creds_) {
+        for (const RegistryCredential& credential : list) add(key, credential);
+    }
+}
+
+std::string KubeletKeyring::identity() const {
+    if (creds_.empty()) return {};
+    std::string held;
+    for (const auto& [key, list] : creds_) {
+        held += key;
+        for (const RegistryCredential& credential : list) {
+            held += '\n';
+            held += credential_identity(credential);
+        }
+        held += '\0';
+    }
+    // Two hashes of it: 128 bits, so that no two holders share an answer by chance.
+    char out[40];
+    const std::size_t first = std::hash<std::string>{}(held);
+    held += '\1';
+    const std::size_t second = std::hash<std::string>{}(held);
+    std::snprintf(out, sizeof out, "%016zx%016zx", first, second);
+    return out;
+}
+
+std::size_t KubeletKeyring::bytes() const {
+    std::size_t total = sizeof(*this);
+    for (const auto& [key, list] : creds_) {
+        total += 2 * key.size() + 96;  // the key in the map and the index, and the nodes around it
+        for (const RegistryCredential& c : list) total += sizeof c + c.username.size() + c.password.size();
+    }
+    return total;
 }
 
 std::vector<RegistryCredential> KubeletKeyring::lookup_image(std::string_view image) const {

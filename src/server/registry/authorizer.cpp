@@ -159,12 +159,22 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
     return answer;
 }
 
-HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const {
+HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, const Keyring* first, Deadline deadline) const {
     for (const auto& [name, value] : host.headers) request.headers.emplace_back(name, value);
     request.ca_file = host.ca_file;
     request.skip_verify = host.skip_verify;
     // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
-    const KeyringAnswer keys = keyring_.lookup_until(host.keyring_name.empty() ? host.authority() : host.keyring_name, repository, deadline);
+    const std::string keyring_name = host.keyring_name.empty() ? host.authority() : host.keyring_name;
+    KeyringAnswer keys;
+    if (first != nullptr) keys = first->lookup_until(keyring_name, repository, deadline);
+    KeyringAnswer node = keyring_.lookup_until(keyring_name, repository, deadline);
+    for (RegistryCredential& c : node.credentials) {
+        // One credential held twice (a pull secret and --registry-auth alike) is tried once.
+        const bool held = std::any_of(keys.credentials.begin(), keys.credentials.end(),
+                                      [&](const RegistryCredential& k) { return k.username == c.username && k.password == c.password; });
+        if (!held) keys.credentials.push_back(std::move(c));
+    }
+    if (!node.problem.empty()) keys.problem += (keys.problem.empty() ? "" : "; ") + node.problem;
     HttpResponse answer;
     if (keys.credentials.empty()) {
         answer = attempt(host, repository, nullptr, request, deadline);

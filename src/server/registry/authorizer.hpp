@@ -31,9 +31,14 @@ public:
     Authorizer(const Transport& transport, const Keyring& keyring, std::function<bool(std::string_view, std::string_view)> plain_http_ok)
         : transport_(transport), keyring_(keyring), plain_http_ok_(std::move(plain_http_ok)) {}
 
-    // `request` (its url on `host`) for pulling from `repository`. A 401 or
-    // 403 that no credential overcame comes back as failure unauthorized.
-    HttpResponse send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const;
+    // `request` (its url on `host`) for pulling from `repository`, with the
+    // credentials of `first` (a Pod's pull secrets; may be null) tried
+    // before the keyring's, as the kubelet unions them. A 401 or 403 that no
+    // credential overcame comes back as failure unauthorized.
+    HttpResponse send(const RegistryHost& host, std::string_view repository, HttpRequest request, const Keyring* first, Deadline deadline) const;
+    HttpResponse send(const RegistryHost& host, std::string_view repository, HttpRequest request, Deadline deadline) const {
+        return send(host, repository, std::move(request), nullptr, deadline);
+    }
 
     // How many tokens are kept (bounded).
     std::size_t tokens_kept() const;

@@ -61,7 +61,7 @@ std::string digest_of(std::string_view algorithm, std::string_view bytes) {
     return text;
 }
 
-RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const RegistryLocator& loc, Deadline deadline) const {
+RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const RegistryLocator& loc, const Keyring* first, Deadline deadline) const {
     // /<repository>/manifests/<digest>, after the host's path prefix.
     const auto manifest_path = [&](const std::string& digest) { return "/" + loc.repository + "/manifests/" + digest; };
     const auto get = [&](const std::string& digest) {
@@ -69,7 +69,7 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
         request.url = host.url(manifest_path(digest));
         request.headers.emplace_back("Accept", std::string(kManifestAccept));
         request.max_body = kMaxManifestBytes;
-        return authorizer_.send(host, loc.repository, std::move(request), deadline);
+        return authorizer_.send(host, loc.repository, std::move(request), first, deadline);
     };
     const std::string where = host.authority();
     const std::string path = host.path_prefix + manifest_path(loc.digest);
@@ -137,7 +137,7 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
     return out;
 }
 
-RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadline) const {
+RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const {
     Result<RegistryLocator> located = locate_in_registry(reference);
     if (!located) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::bad_answer, "the reference cannot be located: " + located.error());
     std::vector<RegistryHost> hosts = hosts_.hosts_for(located->registry);
@@ -147,7 +147,7 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, Deadline deadli
     // to the next; unknown only where every host said 404.
     std::vector<RegistryLookup> tried;
     for (const RegistryHost& host : hosts) {
-        RegistryLookup r = fetch_from(host, *located, deadline);
+        RegistryLookup r = fetch_from(host, *located, who.keyring.get(), deadline);
         if (r.status == RegistryLookupStatus::found || r.status == RegistryLookupStatus::digest_mismatch) return r;
         tried.push_back(std::move(r));
         if (std::chrono::steady_clock::now() >= deadline) break;

@@ -26,10 +26,11 @@ public:
     RegistryClient(const RegistryHosts& hosts, const Authorizer& authorizer, std::string platform)
         : hosts_(hosts), authorizer_(authorizer), platform_(std::move(platform)) {}
 
-    RegistryLookup fetch(std::string_view reference, Deadline deadline) const override;
+    using RegistryFetcher::fetch;
+    RegistryLookup fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const override;
 
 private:
-    RegistryLookup fetch_from(const RegistryHost& host, const RegistryLocator& locator, Deadline deadline) const;
+    RegistryLookup fetch_from(const RegistryHost& host, const RegistryLocator& locator, const Keyring* first, Deadline deadline) const;
 
     const RegistryHosts& hosts_;
     const Authorizer& authorizer_;
