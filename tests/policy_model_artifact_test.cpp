@@ -230,6 +230,16 @@ TEST_CASE("a ModelArtifact's digest is looked up in its registry on CREATE only,
     }
 }
 
+TEST_CASE("a ModelArtifact's digest is looked up with its namespace's default service account's pull secrets", "[policy_model_artifact]") {
+    AdmissionRequest req = request(Operation::create, image_source(kPinned));
+    req.namespace_name = "team-a";
+    PolicyConfig policy = config();
+    policy.registry_check = RegistryCheck::deny;
+    const test::RegistryByRepository registry;
+    CHECK(judge_model_artifact(req, policy, &registry).allowed);
+    CHECK(registry.pullers == std::vector<std::string>{"team-a||default"});
+}
+
 TEST_CASE("the floor message names the floor and every alternative", "[policy_model_artifact]") {
     CHECK(apiserver_floor_problem(ApiserverVersion::from_text("v1.35.0")).empty());
     const std::string m = apiserver_floor_problem(ApiserverVersion::from_text("v1.33.4"));

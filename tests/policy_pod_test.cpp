@@ -138,6 +138,45 @@ TEST_CASE("the image an opted-in object names is looked up in its registry", "[p
     }
 }
 
+TEST_CASE("a digest is looked up with each pod spec's pull secrets, the same ones once", "[policy_pod]") {
+    struct Spec {
+        std::vector<std::string_view> secrets;
+        std::string_view account;
+    };
+    struct Case {
+        const char* name;
+        std::vector<Spec> specs;
+        std::vector<std::string> pullers;
+    };
+    const Case cases[] = {
+        {"a Pod's own secrets", {{{"regcred"}, "puller"}}, {"team-a|regcred|puller"}},
+        {"no secrets: its service account's", {{{}, "puller"}}, {"team-a||puller"}},
+        {"neither: the default service account's", {{{}, ""}}, {"team-a||"}},
+        {"leader and worker templates alike: one look", {{{"regcred"}, ""}, {{"regcred"}, ""}}, {"team-a|regcred|"}},
+        {"leader and worker templates with their own", {{{"leader-cred"}, ""}, {{"worker-cred"}, ""}}, {"team-a|leader-cred|", "team-a|worker-cred|"}},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::vector<PodSpecView> specs;
+            for (std::size_t i = 0; i < c.specs.size(); ++i) {
+                PodSpecView s = spec_at("/spec/template" + std::to_string(i) + "/spec");
+                s.containers.push_back(container("vllm"));
+                s.image_pull_secrets = c.specs[i].secrets;
+                s.service_account_name = c.specs[i].account;
+                specs.push_back(std::move(s));
+            }
+            AdmissionRequest req = request(Operation::create, "LeaderWorkerSet");
+            req.namespace_name = "team-a";
+            PolicyConfig policy = config();
+            policy.registry_check = RegistryCheck::deny;
+            const test::RegistryByRepository registry;
+            const Decision d = render_model_delivery(req, opted_in(std::move(specs), false), policy, nullptr, nullptr, &registry);
+            CHECK(d.allowed);
+            CHECK(registry.pullers == c.pullers);
+        }
+    }
+}
+
 TEST_CASE("a bare Pod gets the volume and the mount as whole arrays", "[policy_pod]") {
     PodSpecView s = spec_at();
     s.containers.push_back(container("vllm"));

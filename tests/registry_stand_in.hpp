@@ -1,11 +1,14 @@
 // A registry for the policy tests, answering by repository: one named
 // ".../gone" has no manifest for any digest, ".../forged" returns content of
-// another digest, any other has the image (2 GiB compressed). Counts its looks.
+// another digest, any other has the image (2 GiB compressed). Counts its
+// looks, and writes down whose pull secrets each was made with.
 #pragma once
 
 #include "model_image_webhook/registry/source.hpp"
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace miw::test {
 
@@ -21,7 +24,15 @@ public:
         out.detail = "what the registry answered";
         return out;
     }
+    // "namespace|secret,secret|service account" of each look made with pull secrets.
+    RegistryLookup lookup_for(std::string_view reference, const PullSecretsRef& who) const override {
+        std::string line = std::string(who.namespace_name) + "|";
+        for (std::size_t i = 0; i < who.secrets.size(); ++i) line += (i == 0 ? "" : ",") + std::string(who.secrets[i]);
+        pullers.push_back(line + "|" + std::string(who.service_account));
+        return lookup(reference);
+    }
     mutable int calls = 0;
+    mutable std::vector<std::string> pullers;
 };
 
 }  // namespace miw::test

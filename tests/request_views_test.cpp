@@ -186,3 +186,35 @@ TEST_CASE("fields of the wrong type are named with their path", "[request_views]
         }
     }
 }
+
+TEST_CASE("a pod spec's pull secrets and service account are read as the kubelet reads them", "[request_views]") {
+    struct Case {
+        const char* name;
+        std::string spec;  // members of the pod spec besides its containers
+        std::vector<std::string_view> secrets;
+        std::string_view account;
+    };
+    const Case cases[] = {
+        {"secrets in order", R"("imagePullSecrets":[{"name":"first"},{"name":"second"}],"serviceAccountName":"puller",)", {"first", "second"}, "puller"},
+        {"none", "", {}, ""},
+        {"the deprecated serviceAccount where serviceAccountName is not set", R"("serviceAccount":"old-style",)", {}, "old-style"},
+        {"serviceAccountName before serviceAccount", R"("serviceAccount":"old","serviceAccountName":"new",)", {}, "new"},
+        {"entries without a usable name are passed over", R"("imagePullSecrets":[{},{"name":""},{"name":7},"x",{"name":"ok"}],)", {"ok"}, ""},
+        {"a list of another type names none", R"("imagePullSecrets":{"name":"x"},"serviceAccountName":5,)", {}, ""},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Read r;
+            read(r,
+                 request("", "Pod", "CREATE",
+                         R"({"metadata":{"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":"r.io/m@sha256:abc"}},)"
+                         R"("spec":{)" + c.spec + R"("containers":[{"name":"c"}]}})"),
+                 Endpoint::mutate);
+            REQUIRE_FALSE(r.error);
+            REQUIRE(r.req.workload);
+            REQUIRE(r.req.workload->pod_specs.size() == 1);
+            CHECK(r.req.workload->pod_specs[0].image_pull_secrets == c.secrets);
+            CHECK(r.req.workload->pod_specs[0].service_account_name == c.account);
+        }
+    }
+}

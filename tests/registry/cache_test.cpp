@@ -1,5 +1,6 @@
 // Registry lookups kept by digest: found for good, misses briefly, one look shared.
 #include "model_image_webhook/registry/cache.hpp"
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
 
 #include <stdexcept>
 
@@ -212,4 +213,52 @@ TEST_CASE("past the digests that may wait for a worker, a look is busy and not k
     CHECK(crowded.lookup.failure == RegistryFailure::busy);
     CHECK_FALSE(cache.cached("r/c@sha256:1").has_value());
     CHECK(cache.cached("r/b@sha256:1").has_value());
+}
+
+namespace {
+
+// A private repository: found only with the one credential that opens it.
+class PrivateRegistry : public RegistryFetcher {
+public:
+    mutable std::atomic<int> calls{0};
+    RegistryLookup fetch(std::string_view, const PullCredentials& who, Deadline) const override {
+        ++calls;
+        RegistryLookup out;
+        const bool holds = who.keyring && !who.keyring->lookup("registry.example", "team/qwen").empty();
+        if (holds) {
+            out.status = RegistryLookupStatus::found;
+        } else {
+            out.failure = RegistryFailure::unauthorized;
+            out.detail = "the registry refused the credentials";
+        }
+        return out;
+    }
+};
+
+PullCredentials holding(const std::string& user) {
+    auto keyring = std::make_shared<KubeletKeyring>();
+    keyring->add("registry.example", RegistryCredential{user, "pw"});
+    return PullCredentials{keyring->identity(), keyring};
+}
+
+}  // namespace
+
+TEST_CASE("what one holder's credentials found is not found for another, nor for none", "[registry_cache]") {
+    PrivateRegistry registry;
+    RegistryCache cache(registry, 30s);
+    const std::string reference = "registry.example/team/qwen@sha256:" + std::string(64, 'a');
+    const PullCredentials alice = holding("alice");
+    CHECK(cache.lookup_until(reference, soon(), alice).lookup.status == RegistryLookupStatus::found);
+    // Without them: its own look, and the registry's refusal.
+    const RegistryAnswer anonymous = cache.lookup_until(reference, soon());
+    CHECK(anonymous.origin == RegistryAnswerOrigin::fetched);
+    CHECK(anonymous.lookup.failure == RegistryFailure::unauthorized);
+    CHECK_FALSE(cache.cached(reference).value().status == RegistryLookupStatus::found);
+    // The same credentials (another Pod with a copy of the secret) share the answer.
+    const RegistryAnswer again = cache.lookup_until(reference, soon(), holding("alice"));
+    CHECK(again.origin == RegistryAnswerOrigin::cache);
+    CHECK(again.lookup.status == RegistryLookupStatus::found);
+    CHECK(cache.cached(reference, alice.identity).has_value());
+    CHECK(cache.lookup_until(reference, soon(), holding("bob")).origin == RegistryAnswerOrigin::fetched);
+    CHECK(registry.calls == 3);
 }

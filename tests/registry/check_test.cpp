@@ -114,3 +114,34 @@ TEST_CASE("sizes are written in the unit a person reads", "[registry_check]") {
     CHECK(parse_registry_check("warn") == RegistryCheck::warn);
     CHECK_FALSE(parse_registry_check("Deny").has_value());
 }
+
+namespace {
+
+// A source that reads pull secrets: what it was asked for, and a note on one it could not read.
+class PullingRegistry : public RegistrySource {
+public:
+    RegistryLookup lookup(std::string_view) const override { return {}; }
+    RegistryLookup lookup_for(std::string_view, const PullSecretsRef& who) const override {
+        asked.push_back(who);
+        RegistryLookup found;
+        found.status = RegistryLookupStatus::found;
+        found.credential_notes = {"the pull secret \"regcred\" of namespace team-a is not found: the kubelet pulls without it, and so did this lookup"};
+        return found;
+    }
+    mutable std::vector<PullSecretsRef> asked;
+};
+
+}  // namespace
+
+TEST_CASE("a look is made with the pull secrets it is given, and a secret that could not be used is a warning", "[registry_check]") {
+    PullingRegistry registry;
+    const PullSecretsRef who{"team-a", {"regcred"}, {}};
+    const RegistryVerdict v = check_in_registry("spec.source.image.reference", "registry.example/team/qwen@sha256:" + std::string(64, 'a'),
+                                                RegistryCheck::deny, &registry, &who);
+    REQUIRE(registry.asked.size() == 1);
+    CHECK(registry.asked[0] == who);
+    CHECK_FALSE(v.refusal);
+    REQUIRE(v.warnings.size() == 1);
+    CHECK(v.warnings[0] == "spec.source.image.reference: the pull secret \"regcred\" of namespace team-a is not found: the kubelet pulls without it, and so "
+                           "did this lookup");
+}

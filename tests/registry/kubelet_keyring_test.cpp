@@ -106,3 +106,31 @@ TEST_CASE("keyrings asked in order: a Pod's pull secrets before the cluster's", 
     CHECK(users(both.lookup("registry.example.com", "team/qwen")) == std::vector<std::string>{"pod-secret", "cluster"});
     CHECK(users(both.lookup("other.example.com", "team/qwen")) == std::vector<std::string>{"cluster-other"});
 }
+
+TEST_CASE("several pull secrets make one keyring, its most specific keys first", "[kubelet_keyring]") {
+    KubeletKeyring first, second, all;
+    first.add("registry.example.com", {"wide", "a"});
+    second.add("registry.example.com/team", {"team", "b"});
+    second.add("registry.example.com", {"wide-2", "c"});
+    all.add_all(first);
+    all.add_all(second);
+    CHECK(users(all.lookup("registry.example.com", "team/qwen")) == std::vector<std::string>{"team", "wide", "wide-2"});
+    CHECK(all.size() == 2);
+}
+
+TEST_CASE("a keyring's identity is told by what it holds, never showing a secret", "[kubelet_keyring]") {
+    const auto keyring = [](std::vector<std::pair<std::string, RegistryCredential>> entries) {
+        KubeletKeyring k;
+        for (auto& [key, credential] : entries) k.add(key, credential);
+        return k;
+    };
+    const KubeletKeyring alice = keyring({{"registry.example.com", {"alice", "password-1"}}});
+    CHECK(alice.identity() == keyring({{"https://registry.example.com/v1/", {"alice", "password-1"}}}).identity());
+    CHECK(alice.identity() != keyring({{"registry.example.com", {"alice", "password-2"}}}).identity());
+    CHECK(alice.identity() != keyring({{"other.example.com", {"alice", "password-1"}}}).identity());
+    CHECK(alice.identity() != keyring({{"registry.example.com", {"bob", "password-1"}}}).identity());
+    CHECK(alice.identity().find("password-1") == std::string::npos);
+    CHECK(alice.identity().size() == 32);
+    CHECK(KubeletKeyring().identity().empty());
+    CHECK(alice.bytes() > std::string("password-1").size());
+}

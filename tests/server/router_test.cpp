@@ -196,6 +196,34 @@ TEST_CASE("a planned review that meets a reference the plan did not foresee neve
     CHECK(checking.registry.looks == 0);
 }
 
+TEST_CASE("with pull secrets, a review is reviewed where it may wait for them, even when its digest is cached", "[router]") {
+    RegistryChecking checking(RegistryCheck::deny);
+    std::vector<std::string> asked;
+    const PullSecrets secrets([&](const std::string& path, std::size_t, Deadline) {
+        asked.push_back(path);
+        if (path == "/api/v1/namespaces/team-a/serviceaccounts/default") {
+            return ApiGetAnswer{200, R"({"kind":"ServiceAccount","imagePullSecrets":[{"name":"gone"}]})", ""};
+        }
+        return ApiGetAnswer{404, R"({"kind":"Status","code":404})", ""};
+    });
+    checking.state.pull_secrets = &secrets;
+    std::string body = artifact_review(kPinned);
+    body.replace(body.find(R"("operation")"), 0, R"("namespace":"team-a",)");
+    checking.cache.lookup_until(kPinned, std::chrono::steady_clock::now() + std::chrono::seconds(5));  // cached for the node's credentials
+    const std::string sent = body;
+    CHECK(plan_registry_lookups(checking.state, Port::admission, "/validate", body).needs_look);
+    const HttpAnswer a = route(checking.state, Port::admission, "POST", "/validate", "application/json", body);
+    CHECK_THAT(a.body, Catch::Contains("\"allowed\":true"));
+    CHECK_THAT(a.body, Catch::Contains("the pull secret \\\"gone\\\" of namespace team-a is not found"));
+    CHECK(asked == std::vector<std::string>{"/api/v1/namespaces/team-a/serviceaccounts/default", "/api/v1/namespaces/team-a/secrets/gone"});
+    // No secret could be used: the node's credentials, whose answer was cached.
+    CHECK(checking.registry.looks == 1);
+    // A body without a reference never waits.
+    std::string other = sent;
+    other.replace(other.find(kPinned), kPinned.size(), "r.example/m:latest");
+    CHECK_FALSE(plan_registry_lookups(checking.state, Port::admission, "/validate", other).needs_look);
+}
+
 TEST_CASE("readyz says what it waits for", "[router]") {
     PolicyConfig policy;
     ServerState state(policy);

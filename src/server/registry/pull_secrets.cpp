@@ -150,7 +150,7 @@ PullSecrets::Assembled PullSecrets::assemble(const PullSecretsRef& who, Deadline
         const std::string account = who.service_account.empty() ? std::string("default") : std::string(who.service_account);
         Read sa = read_object(std::string(kServiceAccounts), ns, account, deadline);
         if (!sa.problem.empty()) {
-            out.notes.push_back("the service account " + quote_value(account) + " of namespace " + ns + " " + sa.problem +
+            out.notes.push_back("the service account " + quote_value(account) + " of namespace " + ns + " is " + sa.problem +
                                 "; its imagePullSecrets were not used, and the lookup went on with the node's credentials");
             return out;
         }

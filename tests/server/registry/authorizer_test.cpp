@@ -157,6 +157,43 @@ TEST_CASE("the keyring's credentials are tried in order until one is not refused
     CHECK(got.status == 200);
 }
 
+TEST_CASE("a Pod's pull-secret credentials are tried before the node's, and one held by both once", "[registry_authorizer]") {
+    struct Case {
+        const char* name;
+        std::vector<RegistryCredential> pod;
+        std::vector<RegistryCredential> node;
+        std::vector<std::string> tried;  // the Authorization headers sent after the challenge, in order
+        int status;
+    };
+    const Case cases[] = {
+        {"the pod's opens it", {{"pod", "right"}}, {{"node", "right"}}, {basic("pod", "right")}, 200},
+        {"the pod's refused, the node's tried next", {{"pod", "wrong"}}, {{"node", "right"}}, {basic("pod", "wrong"), basic("node", "right")}, 200},
+        {"one credential in both, tried once", {{"same", "wrong"}}, {{"same", "wrong"}}, {basic("same", "wrong")}, 401},
+        {"no pod secret: the node's", {}, {{"node", "right"}}, {basic("node", "right")}, 200},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Keys pod, node;
+            pod.credentials = c.pod;
+            node.credentials = c.node;
+            ScriptedTransport transport([&](const HttpRequest& r) {
+                const std::string sent = header_of(r, "Authorization");
+                if (sent == basic("pod", "right") || sent == basic("node", "right")) return answer(200, "{}");
+                return challenge({R"(Basic realm="Registry Realm")"});
+            });
+            Authorizer authorizer(transport, node, plain_never);
+            const RegistryHost host = host_named("registry.example");
+            const HttpResponse got = authorizer.send(host, "team/qwen", manifest_request(host), &pod, soon());
+            CHECK(got.status == c.status);
+            std::vector<std::string> tried;
+            for (const HttpRequest& r : transport.sent) {
+                if (!header_of(r, "Authorization").empty()) tried.push_back(header_of(r, "Authorization"));
+            }
+            CHECK(tried == c.tried);
+        }
+    }
+}
+
 TEST_CASE("tokens are kept per host contacted and per credential", "[registry_authorizer]") {
     Keys keys;
     std::atomic<int> tokens_issued{0};
