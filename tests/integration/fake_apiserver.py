@@ -1,6 +1,7 @@
 """A stand-in Kubernetes API on loopback for the server's tests: GET /version,
-GET /api/v1/nodes/NAME, and the Node list (paged) and watch (chunked events)
-over TLS, with a bearer token, and switches to make it slow, failing, or
+GET /api/v1/nodes/NAME, the Node list (paged) and watch (chunked events),
+Secrets and ServiceAccounts by name (GET only, as RBAC's get allows; a list
+or watch of them is 403), over TLS, with a bearer token, and switches to make it slow, failing, or
 hostile (huge answers, dropped streams)."""
 import http.server
 import json
@@ -57,6 +58,9 @@ class FakeApiserver:
         self.watchers = []  # one queue of events per open watch of Nodes
         self.artifacts = {}  # (namespace, name) -> spec.source
         self.artifact_watchers = []  # ... and of ModelArtifacts
+        self.secrets = {}  # (namespace, name) -> the Secret object
+        self.service_accounts = {}  # (namespace, name) -> the ServiceAccount object
+        self.forbidden_namespaces = set()  # where get on secrets and serviceaccounts is not granted
         self.lock = threading.Lock()
         outer = self
 
@@ -183,6 +187,16 @@ class FakeApiserver:
                         meta["continue"] = str(start + limit)
                     return self.answer(200, {"kind": "NodeList", "apiVersion": "v1", "metadata": meta,
                                              "items": [node_object(n, outer.nodes[n]) for n in page]})
+                parts = self.path.split("?")[0].split("/")
+                if len(parts) >= 6 and parts[1:4] == ["api", "v1", "namespaces"] and parts[5] in ("secrets", "serviceaccounts"):
+                    # Only get by name is granted: a list or a watch is 403, as RBAC answers it.
+                    if len(parts) != 7 or "?" in self.path or parts[3] in outer.forbidden_namespaces or parts[4] in outer.forbidden_namespaces:
+                        return self.answer(403, {"kind": "Status", "code": 403, "reason": "Forbidden"})
+                    store = outer.secrets if parts[5] == "secrets" else outer.service_accounts
+                    found = store.get((parts[4], parts[6]))
+                    if found is None:
+                        return self.answer(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
+                    return self.answer(200, found)
                 if self.path.startswith("/api/v1/nodes/"):
                     time.sleep(outer.node_delay)
                     name = self.path[len("/api/v1/nodes/"):]
@@ -203,6 +217,23 @@ class FakeApiserver:
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def put_pull_secret(self, ns, name, auths, secret_type="kubernetes.io/dockerconfigjson"):
+        """A registry Secret, as kubectl create secret docker-registry makes it: auths is
+        {registry: (user, password)}."""
+        import base64
+        entries = {r: {"username": u, "password": p, "auth": base64.b64encode(f"{u}:{p}".encode()).decode()} for r, (u, p) in auths.items()}
+        config = json.dumps({"auths": entries} if secret_type == "kubernetes.io/dockerconfigjson" else entries)
+        key = ".dockerconfigjson" if secret_type == "kubernetes.io/dockerconfigjson" else ".dockercfg"
+        with self.lock:
+            self.secrets[(ns, name)] = {"apiVersion": "v1", "kind": "Secret", "type": secret_type,
+                                        "metadata": {"namespace": ns, "name": name},
+                                        "data": {key: base64.b64encode(config.encode()).decode()}}
+
+    def put_service_account(self, ns, name, pull_secrets):
+        with self.lock:
+            self.service_accounts[(ns, name)] = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"namespace": ns, "name": name},
+                                                 "imagePullSecrets": [{"name": n} for n in pull_secrets]}
 
     def push(self, event_type, name=None, spec=None):
         """Changes a Node (ADDED or MODIFIED with spec, DELETED) and tells every

@@ -221,10 +221,15 @@ def the_deployment_survives_drains_and_runs_restricted():
     assert "subPath" not in mount, "the Secret is mounted as a directory, so rotation reaches the files"
     pdb = [o for o in objects if o["kind"] == "PodDisruptionBudget"][0]
     assert pdb["spec"]["minAvailable"] == 1
-    roles = [o for o in objects if o["kind"] == "ClusterRole"]
-    assert roles[0]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
-                                 {"apiGroups": ["worker.gpustack.ai"], "resources": ["modelartifacts"], "verbs": ["list", "watch"]}], \
+    roles = {o["metadata"]["name"]: o for o in objects if o["kind"] == "ClusterRole"}
+    assert roles["model-image-webhook"]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
+                                                     {"apiGroups": ["worker.gpustack.ai"], "resources": ["modelartifacts"], "verbs": ["list", "watch"]}], \
         "reading Nodes and ModelArtifacts, nothing else"
+    assert roles["model-image-webhook-pull-secrets"]["rules"] == [{"apiGroups": [""], "resources": ["secrets", "serviceaccounts"], "verbs": ["get"]}], \
+        "pull secrets by name only: never list or watch Secrets"
+    assert set(roles) == {"model-image-webhook", "model-image-webhook-pull-secrets"}
+    bindings = {o["roleRef"]["name"] for o in objects if o["kind"] == "ClusterRoleBinding"}
+    assert bindings == set(roles), "each role bound on its own, so the pull-secret one can be dropped alone"
 
 
 @test

@@ -891,6 +891,179 @@ def serve_refuses_an_unreadable_registry_ca_at_start_up():
     assert done.returncode == 2 and "holds no PEM certificate" in done.stderr.decode(), (done.returncode, done.stderr)
 
 
+# ---------------------------------------------------------------- pull secrets from the API
+
+from fake_apiserver import FakeApiserver  # noqa: E402
+
+
+def namespaced_pod_review(reference, ns, pull_secrets=None, service_account=None, uid="u-ps"):
+    document = pod_review(reference, uid=uid)
+    request = document["request"]
+    request["namespace"] = request["object"]["metadata"]["namespace"] = ns
+    spec = request["object"]["spec"]
+    if pull_secrets is not None:
+        spec["imagePullSecrets"] = [{"name": n} for n in pull_secrets]
+    if service_account is not None:
+        spec["serviceAccountName"] = service_account
+    return document
+
+
+def deployment_review(reference, ns, service_account):
+    """A Deployment as kubectl apply sends it: the ServiceAccount admission plugin copies no secrets into templates."""
+    template = {"metadata": {"labels": {"app": "qwen"}},
+                "spec": {"serviceAccountName": service_account,
+                         "containers": [{"name": "vllm", "image": "vllm/vllm-openai:v0.11.0", "args": ["--model", "Qwen/Qwen3-8B"]}]}}
+    obj = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": "qwen", "namespace": ns, "labels": {"gpustack.ai/model-delivery": "image"},
+                        "annotations": {"gpustack.ai/model-image": reference}},
+           "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "qwen"}}, "template": template}}
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+            "request": {"uid": "u-deploy", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                        "namespace": ns, "operation": "CREATE", "userInfo": {"username": "alice"}, "object": obj}}
+
+
+def pull_secret_api():
+    """The stand-in API, with team-a's secrets: the right one, a wrong one, and a service account naming the right one."""
+    api = FakeApiserver(os.path.join(st.CERTS, "tls.crt"), os.path.join(st.CERTS, "tls.key"), "test-token")
+    api.put_pull_secret("team-a", "regcred", {BASIC.authority: (USER, PASSWORD)})
+    api.put_pull_secret("team-a", "stale", {BASIC.authority: (USER, "an-old-password")})
+    api.put_pull_secret("team-a", "legacy", {"https://" + BASIC.authority: (USER, PASSWORD)}, secret_type="kubernetes.io/dockercfg")
+    api.put_pull_secret("team-b", "team-b-cred", {BASIC.authority: (USER, PASSWORD)})
+    api.put_service_account("team-a", "puller", ["regcred"])
+    api.put_service_account("team-a", "default", [])
+    api.put_service_account("team-b", "default", [])
+    api.put_service_account("models", "default", ["regcred"])
+    api.put_pull_secret("models", "regcred", {BASIC.authority: (USER, PASSWORD)})
+    return api
+
+
+def pull_secret_server(api, *flags):
+    return registry_server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(st.CERTS, "ca.crt"), "--kube-token-file", st.TOKEN_FILE,
+                           "--watch-nodes=false", "--watch-artifacts=false", *flags)
+
+
+def secret_reads(api):
+    return [p for p in api.requests if "/secrets" in p or "/serviceaccounts" in p]
+
+
+@test
+def a_pods_pull_secret_opens_its_registry_and_an_unknown_digest_is_then_refused():
+    api = pull_secret_api()
+    s = pull_secret_server(api)
+    try:
+        r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
+        assert r["allowed"] and "patch" in r and "6.0 MiB compressed" in warnings_of(r), r
+        r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", ZERO_DIGEST), "team-a", ["regcred"]), "/mutate")
+        assert not r["allowed"] and r["status"]["code"] == 403 and "registry has no manifest for this digest" in r["status"]["message"], r
+        # The found answer is team-a's secret's: a Pod of another namespace without one meets the registry's refusal, as its kubelet will.
+        r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-b"), "/mutate")
+        assert r["allowed"] and "could not be asked whether the digest exists (unauthorized" in warnings_of(r), r
+        # A secret of team-b's with the same credentials may see it.
+        r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-b", ["team-b-cred"]), "/mutate")
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        assert "/api/v1/namespaces/team-a/secrets/regcred" in api.requests
+        assert "/api/v1/namespaces/team-b/serviceaccounts/default" in api.requests
+        output = s.output()
+    finally:
+        s.stop()
+        api.stop()
+    assert '"registryPullSecrets":true' in output, output
+    for secret in (PASSWORD, base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode(), "an-old-password"):
+        assert secret not in output, output
+
+
+@test
+def pull_secrets_are_tried_in_order_until_one_is_not_refused():
+    api = pull_secret_api()
+    s = pull_secret_server(api)
+    try:
+        reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["stale"]), "/mutate")
+        assert r["allowed"] and "unauthorized" in warnings_of(r) and "refused the credentials" in warnings_of(r), r
+        assert "an-old-password" not in json.dumps(r)
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["stale", "regcred"]), "/mutate")
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        # A legacy kubernetes.io/dockercfg secret is read too.
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["legacy"]), "/mutate")
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def the_service_accounts_secrets_serve_pods_templates_and_model_artifacts():
+    api = pull_secret_api()
+    s = pull_secret_server(api)
+    try:
+        reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
+        r = post_review(s, namespaced_pod_review(reference, "team-a", service_account="puller"), "/mutate")
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        r = post_review(s, deployment_review(reference, "team-a", "puller"), "/mutate")
+        assert r["allowed"] and "patch" in r and "6.0 MiB compressed" in warnings_of(r), r
+        r = post_review(s, deployment_review(ref(BASIC, "models/qwen", ZERO_DIGEST), "team-a", "puller"), "/mutate")
+        assert not r["allowed"] and "registry has no manifest" in r["status"]["message"], r
+        # A ModelArtifact: its namespace's default service account's.
+        document = artifact_review(reference)
+        document["request"]["namespace"] = document["request"]["object"]["metadata"]["namespace"] = "models"
+        r = post_review(s, document)
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        assert "/api/v1/namespaces/models/serviceaccounts/default" in api.requests
+        # The service account was read once for the Pod and the Deployment (kept for seconds).
+        assert api.requests.count("/api/v1/namespaces/team-a/serviceaccounts/puller") == 1, secret_reads(api)
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name():
+    api = pull_secret_api()
+    api.forbidden_namespaces.add("locked")
+    s = pull_secret_server(api)
+    try:
+        reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["typo-cred", "regcred"]), "/mutate")
+        assert r["allowed"] and 'the pull secret \"typo-cred\" of namespace team-a is not found' in warnings_of(r), r
+        assert "6.0 MiB compressed" in warnings_of(r), r
+        # team-b's secret is not team-a's: not found in team-a.
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["team-b-cred"]), "/mutate")
+        assert r["allowed"] and 'the pull secret \"team-b-cred\" of namespace team-a is not found' in warnings_of(r), r
+        assert "unauthorized" in warnings_of(r), r
+        assert "/api/v1/namespaces/team-b/secrets/team-b-cred" not in api.requests
+        # Where the role is not granted: said, with where to look.
+        r = post_review(s, namespaced_pod_review(reference, "locked", ["regcred"]), "/mutate")
+        assert r["allowed"] and "403 Forbidden: the webhook's role lacks get on secrets" in warnings_of(r), r
+        # A name that cannot be a Secret's never reaches the API.
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["../../nodes"]), "/mutate")
+        assert r["allowed"] and "not a valid object name" in warnings_of(r), r
+        reads = secret_reads(api)
+        assert reads and all("?" not in p and len(p.split("/")) == 7 for p in reads), reads
+        assert not any("nodes" in p for p in reads), reads
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
+def without_pull_secrets_the_api_is_never_asked_for_them():
+    api = pull_secret_api()
+    s = pull_secret_server(api, "--registry-pull-secrets=false", "--registry-auth", AUTH_FILE)
+    try:
+        r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
+        assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        assert secret_reads(api) == [], api.requests
+        assert '"registryPullSecrets":false' in s.output()
+    finally:
+        s.stop()
+        api.stop()
+    done = subprocess.run([BINARY, "serve", "--tls-cert", os.path.join(st.CERTS, "tls.crt"), "--tls-key", os.path.join(st.CERTS, "tls.key"),
+                           "--kube-version", "v1.35.0", "--listen", "127.0.0.1:0", "--registry-check", "warn", "--registry-pull-secrets=true"],
+                          capture_output=True, timeout=10)
+    assert done.returncode == 2 and "--registry-pull-secrets reads Pods' pull secrets from the Kubernetes API" in done.stderr.decode(), done.stderr
+
+
 def cleanup():
     for r in (BASIC, TOKEN, PLAIN):
         r.stop()
