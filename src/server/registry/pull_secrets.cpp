@@ -34,10 +34,22 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
     }
     const std::string path = "/api/v1/namespaces/" + std::string(namespace_name) + "/" + kind + "/" + std::string(name);
     {
-        std::lock_guard lock(mutex_);
+        // A few reads at once bound what answers being read can hold, whatever a namespace's Pods name.
+        std::unique_lock lock(mutex_);
+        if (!read_slot_.wait_until(lock, deadline, [&] { return reading_ < settings_.max_reads; })) {
+            out.problem = "unread: the webhook's reads of the API were all taken until the review's deadline";
+            out.keep = false;
+            return out;
+        }
+        ++reading_;
         ++reads_;
     }
     ApiGetAnswer a = get_(path, kMaxSecretAnswerBytes, deadline);
+    {
+        std::lock_guard lock(mutex_);
+        --reading_;
+    }
+    read_slot_.notify_one();
     if (!a.error.empty() || a.status == 0) {
         out.problem = "unreadable: " + (a.error.empty() ? std::string("no answer") : a.error);
         out.keep = false;  // the API's absence, not its answer: asked again next time

@@ -33,13 +33,15 @@ struct ApiGetAnswer {
 };
 using ApiGet = std::function<ApiGetAnswer(const std::string& path, std::size_t max_body, Deadline deadline)>;
 
-// A Secret holds at most 1 MiB of data, base64 in its JSON.
-inline constexpr std::size_t kMaxSecretAnswerBytes = 2u << 20;
+// A registry Secret is a few hundred bytes to a few KiB; one over this is
+// not read (the memory budget counts it, docs/operations.md).
+inline constexpr std::size_t kMaxSecretAnswerBytes = 256u << 10;
 
 struct PullSecretSettings {
     std::chrono::milliseconds ttl{10000};  // how long an answer of the API is kept
     std::size_t max_entries = 4096;
     std::size_t max_bytes = 4u << 20;  // the keyrings kept, about; one larger than an eighth of it is used, not kept
+    std::size_t max_reads = 4;  // GETs in flight at once; past it a read waits, until its review's deadline
 };
 
 class PullSecrets {
@@ -86,6 +88,8 @@ private:
     mutable std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
     mutable std::size_t bytes_ = 0;
     mutable std::size_t reads_ = 0;
+    mutable std::size_t reading_ = 0;  // GETs in flight
+    mutable std::condition_variable read_slot_;
 };
 
 }  // namespace miw::server

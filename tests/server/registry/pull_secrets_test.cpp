@@ -274,3 +274,21 @@ TEST_CASE("pull secrets: what is kept stays inside its bytes", "[pull_secrets]")
     secrets.assemble({"team-a", {"huge"}, {}}, soon());
     CHECK(secrets.api_reads() == reads + 1);
 }
+
+TEST_CASE("pull secrets: a few reads of the API at once, whatever a namespace's Pods name", "[pull_secrets]") {
+    ScriptedApi api;
+    api.delay = 400ms;
+    PullSecretSettings settings;
+    settings.max_reads = 1;
+    PullSecrets secrets(api.get(), settings);
+    std::thread first([&] { secrets.assemble({"team-a", {"one"}, {}}, soon()); });
+    std::this_thread::sleep_for(50ms);
+    const PullSecrets::Assembled crowded = secrets.assemble({"team-a", {"two"}, {}}, std::chrono::steady_clock::now() + 100ms);
+    REQUIRE(crowded.notes.size() == 1);
+    CHECK_THAT(crowded.notes[0], Catch::Contains("reads of the API were all taken"));
+    first.join();
+    CHECK(secrets.api_reads() == 1);
+    // Not kept: asked again once there is room.
+    secrets.assemble({"team-a", {"two"}, {}}, soon());
+    CHECK(secrets.api_reads() == 2);
+}
