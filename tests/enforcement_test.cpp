@@ -201,6 +201,7 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
          pod(R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":"r.example/forged@)" + kDigest + R"("}})",
              plain_pod),
          "v1.35.0", {}, false, RegistryCheck::deny},
+        {"registry-not-an-image", Endpoint::validate, artifact("CREATE", image("r.example/modelpack@" + kDigest)), "v1.35.0", {}, false, RegistryCheck::deny},
         {"node-floor", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-old"})")},
         {"node-not-found", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-gone"})")},
         {"node-unavailable", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-away"})")},

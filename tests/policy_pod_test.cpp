@@ -112,7 +112,7 @@ TEST_CASE("the image an opted-in object names is looked up in its registry", "[p
          "metadata.annotations[gpustack.ai/model-image]: \"r.io/gone@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4\": the registry has no manifest"},
         {"content of another digest is refused under deny", forged, RegistryCheck::deny, false, false, 1, "registry-digest-mismatch", "hashes to another digest"},
         {"warn delivers it, and says what deny would do", gone, RegistryCheck::warn, false, true, 1, "", "would refuse this (registry-manifest-unknown)"},
-        {"a found image is delivered with its size", found, RegistryCheck::deny, false, true, 1, "", "the model image is 2.0 GiB compressed; about 3.6 GiB"},
+        {"a found image is delivered with its size", found, RegistryCheck::deny, false, true, 1, "", "the model image is 2.0 GiB compressed; about 4.5 GiB on the node's disk"},
         {"an object being deleted is not looked up", gone, RegistryCheck::deny, true, true, 0, "", ""},
         {"off asks nothing", gone, RegistryCheck::off, false, true, 0, "", ""},
     };

@@ -1,6 +1,7 @@
 // A registry for the policy tests, answering by repository: one named
 // ".../gone" has no manifest for any digest, ".../forged" returns content of
-// another digest, any other has the image (2 GiB compressed). Counts its
+// another digest, ".../modelpack" holds a CNCF ModelPack artifact, any other
+// has the image (2 GiB compressed). Counts its
 // looks, and writes down whose pull secrets each was made with.
 #pragma once
 
@@ -21,6 +22,11 @@ public:
                      : reference.find("/forged@") != std::string_view::npos ? RegistryLookupStatus::digest_mismatch
                                                                              : RegistryLookupStatus::found;
         if (out.status == RegistryLookupStatus::found) out.compressed_bytes = 2ull << 30;
+        if (reference.find("/modelpack@") != std::string_view::npos) {
+            out.facts.artifact_type = "application/vnd.cncf.model.manifest.v1+json";
+            out.facts.config_media_type = "application/vnd.cncf.model.config.v1+json";
+            out.facts.layer_kinds = {{"application/vnd.cncf.model.weight.v1.raw", 2, 2ull << 30}};
+        }
         out.detail = "what the registry answered";
         return out;
     }

@@ -13,7 +13,7 @@ namespace {
 
 constexpr const Rule* kRegistry[] = {
     &kSourceExactlyOne, &kPatternsForbidden, &kReferenceRequired, &kReferenceTooLong, &kReferencePattern, &kReferenceInvalid,
-    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kRegistryManifestUnknown, &kRegistryDigestMismatch, &kNodeFloor,
+    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kRegistryManifestUnknown, &kRegistryDigestMismatch, &kRegistryNotAnImage, &kNodeFloor,
     &kNodeNotFound,     &kNodeUnavailable,   &kMalformedRequest,  &kInternalError,
 };
 

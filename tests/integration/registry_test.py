@@ -425,7 +425,7 @@ def a_pushed_digest_is_found_and_its_size_told():
     code, r, err = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), "--registry-auth", AUTH_FILE)
     assert code == 0 and r["allowed"], (code, r, err)
     text = warnings_of(r)
-    assert "the model image is 6.0 MiB compressed; about 10.7 MiB on the node's image filesystem once unpacked" in text, text
+    assert "the model image is 6.0 MiB compressed; about 12.0 MiB on the node's disk once pulled and unpacked (tar layers x2)" in text, text
     assert BASIC_BYTES == 6 * MiB + len(json.dumps({"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}}))
 
 
@@ -638,7 +638,7 @@ def reviews_asking_for_one_digest_at_once_share_one_lookup_and_the_cache_keeps_i
         for t in threads:
             t.join()
         for r in answers:
-            assert r["allowed"] and "the model image is 7.0 GiB compressed; about 12.5 GiB" in "\n".join(r["warnings"]), r
+            assert r["allowed"] and "the model image is 7.0 GiB compressed; about 15.8 GiB on the node's disk once pulled and unpacked (gzip/zstd layers x2.26)" in "\n".join(r["warnings"]), r
         assert HostileHandler.hits["counted"] == 1, HostileHandler.hits  # one GET, no HEAD before it
         # A mutation of a Pod naming it is answered from the cache, on the I/O thread.
         r = post_review(s, pod_review(reference), "/mutate")

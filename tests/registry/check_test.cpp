@@ -87,8 +87,8 @@ TEST_CASE("a found image is told with its size and what a node needs for it", "[
     CHECK_FALSE(v.refusal.has_value());
     REQUIRE(v.warnings.size() == 1);
     CHECK(v.warnings[0] ==
-          "spec.source.image.reference: the model image is 10.0 GiB compressed; about 17.9 GiB on the node's image filesystem once unpacked: check "
-          "the GPU nodes have that room");
+          "spec.source.image.reference: the model image is 10.0 GiB compressed; about 22.6 GiB on the node's disk once pulled and unpacked "
+          "(gzip/zstd layers x2.26): check the GPU nodes have that room");
     const FixedRegistry no_size(answer(RegistryLookupStatus::found));
     CHECK(check_in_registry(kField, kRef, RegistryCheck::deny, &no_size).warnings.empty());
     const FixedRegistry no_platform(answer(RegistryLookupStatus::found, RegistryFailure::none, "the index has no linux/amd64 manifest"));
@@ -97,7 +97,7 @@ TEST_CASE("a found image is told with its size and what a node needs for it", "[
     REQUIRE(unsized.warnings.size() == 1);
     CHECK(unsized.warnings[0] ==
           "spec.source.image.reference: the digest is in its registry, but the image's size cannot be told (the index has no linux/amd64 manifest): "
-          "check the GPU nodes' image filesystems have room for it");
+          "check the GPU nodes' disks have room for it");
 }
 
 TEST_CASE("off, or no registry, looks nothing up", "[registry_check]") {
@@ -144,4 +144,38 @@ TEST_CASE("a look is made with the pull secrets it is given, and a secret that c
     REQUIRE(v.warnings.size() == 1);
     CHECK(v.warnings[0] == "spec.source.image.reference: the pull secret \"regcred\" of namespace team-a is not found: the kubelet pulls without it, and so "
                            "did this lookup");
+}
+
+TEST_CASE("an OCI artifact is refused under deny and warned of under warn, saying how to make an image", "[registry_check]") {
+    RegistryLookup found = answer(RegistryLookupStatus::found);
+    found.compressed_bytes = 5ull << 30;
+    found.facts.media_type = "application/vnd.oci.image.manifest.v1+json";
+    found.facts.artifact_type = "application/vnd.cncf.model.manifest.v1+json";
+    found.facts.config_media_type = "application/vnd.cncf.model.config.v1+json";
+    found.facts.layer_kinds = {{"application/vnd.cncf.model.weight.v1.raw", 3, 5ull << 30}};
+    const FixedRegistry registry(found);
+    const RegistryVerdict denied = check_in_registry(kField, kRef, RegistryCheck::deny, &registry);
+    REQUIRE(denied.refusal);
+    CHECK(denied.rule == &kRegistryNotAnImage);
+    CHECK(*denied.refusal ==
+          "the registry holds an OCI artifact, not an image (artifactType application/vnd.cncf.model.manifest.v1+json, config "
+          "application/vnd.cncf.model.config.v1+json, layer application/vnd.cncf.model.weight.v1.raw): containerd mounts only images (an image config and "
+          "tar layers) as image volumes, so the Pod would fail on every node; rebuild the weights as an image (a FROM scratch image with COPY, or umoci or "
+          "buildah) and pin its digest");
+    CHECK(denied.warnings.empty());
+    const RegistryVerdict warned = check_in_registry(kField, kRef, RegistryCheck::warn, &registry);
+    CHECK_FALSE(warned.refusal);
+    REQUIRE(warned.warnings.size() == 1);
+    CHECK(warned.warnings[0] ==
+          "spec.source.image.reference: --registry-check deny would refuse this (registry-not-an-image): an OCI artifact (config "
+          "application/vnd.cncf.model.config.v1+json), not an image containerd mounts: rebuild it FROM scratch with COPY");
+    // Whole where the field is a Pod's annotation, whatever type is named.
+    found.facts.config_media_type = "application/vnd.oci.image.config.v1+json";
+    found.facts.layer_kinds = {{"application/vnd.example.a-very-long-vendor-specific-layer-type.v1+octet-stream", 1, 1}};
+    const FixedRegistry layered(found);
+    const std::string annotation = "metadata.annotations[gpustack.ai/model-image]";
+    const RegistryVerdict long_type = check_in_registry(annotation, kRef, RegistryCheck::warn, &layered);
+    REQUIRE(long_type.warnings.size() == 1);
+    CHECK(long_type.warnings[0].size() <= kMaxWarningBytes);
+    CHECK_THAT(long_type.warnings[0], Catch::EndsWith("rebuild it FROM scratch with COPY"));
 }

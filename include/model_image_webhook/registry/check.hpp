@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model_image_webhook/pinned_reference.hpp"
+#include "model_image_webhook/registry/image_facts.hpp"
 #include "model_image_webhook/registry/source.hpp"
 #include "model_image_webhook/rule.hpp"
 
@@ -19,9 +20,9 @@ inline constexpr Rule kRegistryManifestUnknown{"registry-manifest-unknown", kRef
 inline constexpr Rule kRegistryDigestMismatch{"registry-digest-mismatch", kReferenceFields, kReferenceVerdict,
                                               "--registry-check deny: the registry's content for the pinned digest hashes to another digest"};
 
-// Upstream measured an unpacked image at 1.79 times its compressed layers on
-// the node's image filesystem.
-inline constexpr double kUnpackedPerCompressed = 1.79;
+inline constexpr Rule kRegistryNotAnImage{"registry-not-an-image", kReferenceFields, kReferenceVerdict,
+                                          "--registry-check deny: the pinned digest names an OCI artifact (a config or layer containerd cannot unpack), "
+                                          "not an image containerd can mount as an image volume"};
 
 struct RegistryVerdict {
     // Set under deny for what is certain: the refusal's words (without the
@@ -36,6 +37,10 @@ struct RegistryVerdict {
 // the look is made with; null, the node's credentials alone.
 RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry,
                                   const PullSecretsRef* who = nullptr);
+
+// The warning of a found image's size: compressed, and on the node's disk
+// with what that was computed from.
+std::string size_warning(std::string_view field, std::uint64_t compressed_bytes, const DiskEstimate& disk);
 
 // "14.2 GiB", "310.5 MiB", "512 bytes".
 std::string format_bytes(std::uint64_t bytes);

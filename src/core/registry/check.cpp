@@ -1,5 +1,6 @@
 #include "model_image_webhook/registry/check.hpp"
 
+#include "model_image_webhook/registry/image_facts.hpp"
 #include "model_image_webhook/warning.hpp"
 
 #include <cmath>
@@ -68,7 +69,38 @@ std::string refusal_words(const RegistryLookup& found) {
            "): the image cannot be pulled as pinned; check the registry or any mirror in front of it";
 }
 
+// The config's type where it is not an image's, else the first layer's that is no tar.
+std::string deciding_type(const ManifestFacts& facts) {
+    if (!is_image_config(facts.config_media_type)) return "config " + facts.config_media_type;
+    for (const LayerKind& kind : facts.layer_kinds) {
+        if (layer_form(kind.media_type) == LayerForm::not_a_layer) return "layer " + kind.media_type;
+    }
+    return "config " + facts.config_media_type;
+}
+
+std::string not_an_image_words(const std::string& types) {
+    return "the registry holds an OCI artifact, not an image (" + types +
+           "): containerd mounts only images (an image config and tar layers) as image volumes, so the Pod would fail on every node; "
+           "rebuild the weights as an image (a FROM scratch image with COPY, or umoci or buildah) and pin its digest";
+}
+
 }  // namespace
+
+std::string size_warning(std::string_view field, std::uint64_t compressed_bytes, const DiskEstimate& disk) {
+    std::string computed;
+    if (disk.compressed_layer_bytes != 0) computed += "gzip/zstd layers x2.26";
+    if (disk.tar_layer_bytes != 0) computed += std::string(computed.empty() ? "" : ", ") + "tar layers x2";
+    if (computed.empty()) computed = "no layers";
+    return Warning(field)
+        .say(": the model image is ")
+        .say(format_bytes(compressed_bytes))
+        .say(" compressed; about ")
+        .say(format_bytes(disk.bytes))
+        .say(" on the node's disk once pulled and unpacked (")
+        .say(computed)
+        .say("): check the GPU nodes have that room")
+        .text();
+}
 
 RegistryVerdict check_in_registry(std::string_view field, std::string_view reference, RegistryCheck mode, const RegistrySource* registry,
                                   const PullSecretsRef* who) {
@@ -79,24 +111,34 @@ RegistryVerdict check_in_registry(std::string_view field, std::string_view refer
         out.warnings.push_back(Warning(field).say(": ").bare(note, 300).text());
     }
     switch (found.status) {
-        case RegistryLookupStatus::found:
-            if (found.compressed_bytes) {
-                const auto unpacked = static_cast<std::uint64_t>(std::llround(static_cast<double>(*found.compressed_bytes) * kUnpackedPerCompressed));
-                out.warnings.push_back(Warning(field)
-                                           .say(": the model image is ")
-                                           .say(format_bytes(*found.compressed_bytes))
-                                           .say(" compressed; about ")
-                                           .say(format_bytes(unpacked))
-                                           .say(" on the node's image filesystem once unpacked: check the GPU nodes have that room")
-                                           .text());
+        case RegistryLookupStatus::found: {
+            if (std::string types = not_an_image(found.facts); !types.empty()) {
+                if (mode == RegistryCheck::deny) {
+                    out.refusal = not_an_image_words(types);
+                    out.rule = &kRegistryNotAnImage;
+                } else {
+                    // The deny words do not fit a warning: the type that decides it, and what to do.
+                    out.warnings.push_back(Warning(field)
+                                               .say(": --registry-check deny would refuse this (")
+                                               .say(kRegistryNotAnImage.id)
+                                               .say("): an OCI artifact (")
+                                               .bare(deciding_type(found.facts), 62)
+                                               .say("), not an image containerd mounts: rebuild it FROM scratch with COPY")
+                                               .text());
+                }
+                return out;
+            }
+            if (const std::optional<DiskEstimate> disk = disk_estimate(found)) {
+                out.warnings.push_back(size_warning(field, *found.compressed_bytes, *disk));
             } else if (!found.detail.empty()) {
                 out.warnings.push_back(Warning(field)
                                            .say(": the digest is in its registry, but the image's size cannot be told (")
                                            .bare(found.detail, 160)
-                                           .say("): check the GPU nodes' image filesystems have room for it")
+                                           .say("): check the GPU nodes' disks have room for it")
                                            .text());
             }
             return out;
+        }
         case RegistryLookupStatus::not_found:
         case RegistryLookupStatus::digest_mismatch: {
             const Rule& rule = found.status == RegistryLookupStatus::not_found ? kRegistryManifestUnknown : kRegistryDigestMismatch;
