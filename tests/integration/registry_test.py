@@ -239,6 +239,25 @@ class Client:
         digest, size = self.push_manifest(name, manifest, "application/vnd.oci.image.manifest.v1+json", token)
         return digest, len(config) + sum(l["size"] for l in layers), size
 
+    def push_layout(self, name, config_type, layers, manifest_type="application/vnd.oci.image.manifest.v1+json", artifact_type=None,
+                    declared=None):
+        """A manifest of any layout, as oras, ModelPack tools or docker push write them: layers is
+        [(media type, bytes)]; declared, when given, the sizes the manifest states for them (the
+        registry checks the blobs exist, not their size), so that sizes of gigabytes are told
+        without pushing them. Returns (digest, manifest bytes)."""
+        config = b"{}" if config_type == "application/vnd.oci.empty.v1+json" else json.dumps(
+            {"architecture": "amd64", "os": "linux", "rootfs": {"type": "layers", "diff_ids": []}}).encode()
+        descriptors = []
+        for i, (media_type, data) in enumerate(layers):
+            size = declared[i] if declared else len(data)
+            descriptors.append({"mediaType": media_type, "digest": self.push_blob(name, data, False), "size": size})
+        manifest = {"schemaVersion": 2, "mediaType": manifest_type,
+                    "config": {"mediaType": config_type, "digest": self.push_blob(name, config, False), "size": len(config)},
+                    "layers": descriptors}
+        if artifact_type:
+            manifest["artifactType"] = artifact_type
+        return self.push_manifest(name, manifest, manifest_type, False)
+
     def push_index(self, name, entries, token=False):
         """entries: [(platform dict, manifest digest, manifest size)]."""
         index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
@@ -263,6 +282,30 @@ PLAIN_IMAGE, _, _ = Client(PLAIN).push_image("models/phi", [1 * MiB])
 INDEX = Client(TOKEN).push_index("public/llama", [({"os": "linux", "architecture": "amd64"}, PUBLIC_IMAGE, PUBLIC_MANIFEST_BYTES),
                                                   ({"os": "linux", "architecture": "arm64", "variant": "v8"}, ARM_IMAGE, ARM_MANIFEST_BYTES)],
                                  token=True)
+
+
+# What is pushed as weights in practice, on the Basic registry: an oras artifact, a CNCF
+# ModelPack, a Docker schema 2 image and an OCI image with zstd layers (sizes declared as the
+# product page's model), and an index whose linux/amd64 entry is an artifact.
+LAYOUTS = Client(BASIC)
+ORAS_ARTIFACT, _ = LAYOUTS.push_layout("models/oras", "application/vnd.oci.empty.v1+json",
+                                       [("application/octet-stream", b"safetensors-weights")], artifact_type="application/vnd.gpustack.model.v1")
+MODELPACK, _ = LAYOUTS.push_layout("models/modelpack", "application/vnd.cncf.model.config.v1+json",
+                                   [("application/vnd.cncf.model.weight.v1.raw", b"model-00001-of-00002"),
+                                    ("application/vnd.cncf.model.weight.v1.raw", b"model-00002-of-00002")],
+                                   artifact_type="application/vnd.cncf.model.manifest.v1+json")
+DOCKER_IMAGE, _ = LAYOUTS.push_layout("models/docker", "application/vnd.docker.container.image.v1+json",
+                                      [("application/vnd.docker.image.rootfs.diff.tar.gzip", b"gzip-layer-%d" % i) for i in range(12)],
+                                      manifest_type="application/vnd.docker.distribution.manifest.v2+json",
+                                      declared=[12_070_000_000 // 12] * 12)
+ZSTD_IMAGE, ZSTD_MANIFEST_BYTES = LAYOUTS.push_layout("models/zstd", "application/vnd.oci.image.config.v1+json",
+                                                      [("application/vnd.oci.image.layer.v1.tar+zstd", b"zstd-layer"),
+                                                       ("application/vnd.oci.image.layer.v1.tar", b"tar-layer")],
+                                                      declared=[4 << 30, 1 << 30])
+ARTIFACT_IN_INDEX, ARTIFACT_IN_INDEX_BYTES = LAYOUTS.push_layout("models/zstd", "application/vnd.cncf.model.config.v1+json",
+                                                                 [("application/vnd.cncf.model.weight.v1.raw", b"arm-weights")])
+MIXED_INDEX = LAYOUTS.push_index("models/zstd", [({"os": "linux", "architecture": "amd64"}, ARTIFACT_IN_INDEX, ARTIFACT_IN_INDEX_BYTES),
+                                                  ({"os": "linux", "architecture": "arm64"}, ZSTD_IMAGE, ZSTD_MANIFEST_BYTES)])
 
 
 def ref(registry, name, digest):
@@ -607,6 +650,58 @@ def test_mode_fails_ci_on_a_wrong_digest():
     done = subprocess.run(args + ["--registry-check", "warn", "-o", "json"], capture_output=True)
     assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
     assert "would refuse this (registry-manifest-unknown)" in done.stdout.decode()
+
+
+@test
+def artifacts_are_refused_as_images_and_images_of_every_layout_are_sized():
+    for name, reference, says in (
+            ("oras", ref(BASIC, "models/oras", ORAS_ARTIFACT),
+             "(artifactType application/vnd.gpustack.model.v1, config application/vnd.oci.empty.v1+json, layer application/octet-stream)"),
+            ("modelpack", ref(BASIC, "models/modelpack", MODELPACK),
+             "(artifactType application/vnd.cncf.model.manifest.v1+json, config application/vnd.cncf.model.config.v1+json, "
+             "layer application/vnd.cncf.model.weight.v1.raw)"),
+            ("an index whose platform entry is an artifact", ref(BASIC, "models/zstd", MIXED_INDEX), "config application/vnd.cncf.model.config.v1+json")):
+        code, r, err = review(artifact_review(reference), "--registry-auth", AUTH_FILE)
+        assert code == 1 and not r["allowed"], (name, code, r, err)
+        assert r["auditAnnotations"]["rule"] == "registry-not-an-image", (name, r)
+        message = r["status"]["message"]
+        assert "the registry holds an OCI artifact, not an image " in message and says in message, (name, message)
+        assert "containerd mounts only images" in message and "FROM scratch image with COPY" in message, message
+        code, r, _ = review(artifact_review(reference), "--registry-auth", AUTH_FILE, mode="warn")
+        assert code == 0 and r["allowed"], (name, r)
+        assert "would refuse this (registry-not-an-image): an OCI artifact (config " in warnings_of(r), (name, r)
+    # The index's arm64 entry is an image: judged by the platform asked for.
+    code, r, _ = review(artifact_review(ref(BASIC, "models/zstd", MIXED_INDEX)), "--registry-auth", AUTH_FILE, "--registry-platform", "linux/arm64")
+    assert code == 0 and r["allowed"], r
+    # A Docker schema 2 image of the product page's size: 12.07 GB of gzip layers, about 27.3 GB (25.4 GiB) on disk.
+    code, r, _ = review(artifact_review(ref(BASIC, "models/docker", DOCKER_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 0 and r["allowed"], r
+    assert "the model image is 11.2 GiB compressed; about 25.4 GiB on the node's disk once pulled and unpacked (gzip/zstd layers x2.26)" in warnings_of(r), r
+    # zstd and tar layers: 4 GiB x 2.26 + 1 GiB x 2.
+    code, r, _ = review(artifact_review(ref(BASIC, "models/zstd", ZSTD_IMAGE)), "--registry-auth", AUTH_FILE)
+    assert code == 0 and r["allowed"], r
+    assert "the model image is 5.0 GiB compressed; about 11.0 GiB on the node's disk once pulled and unpacked (gzip/zstd layers x2.26, tar layers x2)" \
+        in warnings_of(r), r
+
+
+@test
+def an_opted_in_pod_naming_a_modelpack_is_refused_at_mutation_and_test_mode_fails():
+    s = registry_server("--registry-auth", AUTH_FILE)
+    try:
+        r = post_review(s, pod_review(ref(BASIC, "models/modelpack", MODELPACK)), "/mutate")
+        assert not r["allowed"] and r["status"]["code"] == 403 and r["auditAnnotations"]["rule"] == "registry-not-an-image", r
+        assert r["status"]["message"].startswith('metadata.annotations[gpustack.ai/model-image]: "%s": the registry holds an OCI artifact' %
+                                                 ref(BASIC, "models/modelpack", MODELPACK)), r
+    finally:
+        s.stop()
+    manifests = os.path.join(WORK, "manifests-artifact")
+    os.makedirs(manifests, exist_ok=True)
+    with open(os.path.join(manifests, "qwen.yaml"), "w") as f:
+        f.write("apiVersion: worker.gpustack.ai/v1alpha1\nkind: ModelArtifact\nmetadata:\n  name: qwen\n  namespace: ml\nspec:\n"
+                "  source:\n    image:\n      reference: %s\n" % ref(BASIC, "models/oras", ORAS_ARTIFACT))
+    args = [BINARY, "test", "--kube-version", "v1.35.0", "--registry-ca", CA, "--registry-auth", AUTH_FILE, manifests]
+    done = subprocess.run(args + ["--registry-check", "deny"], capture_output=True)
+    assert done.returncode == 1 and "registry-not-an-image" in done.stdout.decode(), (done.returncode, done.stdout, done.stderr)
 
 
 # ---------------------------------------------------------------- the webhook, served
