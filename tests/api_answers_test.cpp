@@ -179,3 +179,27 @@ TEST_CASE("ModelArtifacts are read with their source and image reference", "[api
         CHECK_FALSE(add_artifacts_from_json(json, artifacts));
     }
 }
+
+TEST_CASE("a Node's ephemeral-storage capacity is read, and left unknown where it cannot be", "[api_answers]") {
+    struct Case {
+        const char* name;
+        const char* capacity;  // the status.capacity object's text
+        std::optional<std::uint64_t> bytes;
+    };
+    const Case cases[] = {
+        {"as the kubelet reports it", R"({"cpu":"96","ephemeral-storage":"1844284980Ki","nvidia.com/gpu":"8"})", 1844284980ull * 1024},
+        {"none reported", R"({"cpu":"96"})", std::nullopt},
+        {"not a quantity", R"({"ephemeral-storage":"lots"})", std::nullopt},
+        {"not a string", R"({"ephemeral-storage":100})", std::nullopt},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            std::string json = std::string(R"({"kind":"Node","metadata":{"name":"gpu-a"},"status":{"capacity":)") + c.capacity + "}}";
+            StaticNodeSource nodes("test");
+            REQUIRE(add_nodes_from_json(json, nodes).ok());
+            const NodeLookup found = nodes.lookup({"gpu-a", NodeNamedBy::name});
+            REQUIRE(found.status == NodeLookupStatus::found);
+            CHECK(found.info.ephemeral_storage_bytes == c.bytes);
+        }
+    }
+}

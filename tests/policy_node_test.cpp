@@ -1,5 +1,6 @@
 // Pods pinned to a node that cannot run image volumes are refused.
 #include "model_image_webhook/policy_node.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -258,4 +259,83 @@ TEST_CASE("a refusal names every accepted runtime's floor", "[policy_node]") {
     const Decision d = judge_pinned_pod(pod_request(), pod(spec), &nodes, crio);
     CHECK_FALSE(d.allowed);
     CHECK_THAT(d.message, Catch::Contains("image volumes need kubelet 1.35 or newer and containerd 2.1 or newer or cri-o 1.31 or newer"));
+}
+
+namespace {
+
+// A registry whose every image has one size of tar layers, or is a ModelPack artifact.
+class SizedRegistry : public RegistrySource {
+public:
+    std::uint64_t tar_bytes = 0;
+    bool artifact = false;
+    mutable int looks = 0;
+    RegistryLookup lookup(std::string_view) const override {
+        ++looks;
+        RegistryLookup found;
+        found.status = RegistryLookupStatus::found;
+        found.compressed_bytes = tar_bytes;
+        found.facts.config_media_type = artifact ? "application/vnd.cncf.model.config.v1+json" : "application/vnd.oci.image.config.v1+json";
+        found.facts.layer_kinds = {{artifact ? "application/vnd.cncf.model.weight.v1.raw" : "application/vnd.oci.image.layer.v1.tar", 1, tar_bytes}};
+        return found;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a pinned Pod's model image is weighed against its node's disk, in warnings only", "[policy_node]") {
+    constexpr std::uint64_t kGiB = 1ull << 30;
+    struct Case {
+        const char* name;
+        std::optional<std::uint64_t> capacity;
+        std::uint64_t tar_bytes;  // on disk: twice this
+        RegistryCheck mode;
+        bool artifact;
+        const char* says;  // "" for no warning
+    };
+    const Case cases[] = {
+        {"an image larger than the disk", 100 * kGiB, 60 * kGiB, RegistryCheck::warn, false,
+         "spec.volumes[gpustack-model]: the model image needs about 120.0 GiB on disk, more than the 100.0 GiB of ephemeral storage on node \"gpu-a\": "
+         "its pull would fail unless imagefs is another disk; pin the Pod to a larger node"},
+        {"an image past 85% of it", 100 * kGiB, 43 * kGiB, RegistryCheck::deny, false,
+         "spec.volumes[gpustack-model]: the model image needs about 86.0 GiB on disk, over 85% of the 100.0 GiB on node \"gpu-a\": past the kubelet's "
+         "imageGCHighThresholdPercent, its other unused images will be collected"},
+        {"an image with room", 100 * kGiB, 42 * kGiB, RegistryCheck::deny, false, ""},
+        {"a node that reports no capacity", std::nullopt, 60 * kGiB, RegistryCheck::deny, false, ""},
+        {"registry checks off", 100 * kGiB, 60 * kGiB, RegistryCheck::off, false, ""},
+        {"an artifact (refused at mutation) is not weighed", 100 * kGiB, 60 * kGiB, RegistryCheck::warn, true, ""},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            StaticNodeSource nodes("--nodes nodes.yaml");
+            NodeInfo info{"v1.35.1", "containerd://2.1.4"};
+            info.ephemeral_storage_bytes = c.capacity;
+            nodes.add("gpu-a", info);
+            PodSpecView spec = spec_with_image_volume();
+            spec.node_name = "gpu-a";
+            PolicyConfig config;
+            config.registry_check = c.mode;
+            SizedRegistry registry;
+            registry.tar_bytes = c.tar_bytes;
+            registry.artifact = c.artifact;
+            const Decision d = judge_pinned_pod(pod_request(), pod(spec), &nodes, config, &registry);
+            CHECK(d.allowed);
+            if (std::string_view(c.says).empty()) {
+                CHECK(d.warnings.empty());
+            } else {
+                REQUIRE(d.warnings.size() == 1);
+                CHECK(d.warnings[0] == c.says);
+                CHECK(d.warnings[0].size() <= kMaxWarningBytes);
+            }
+        }
+    }
+}
+
+TEST_CASE("the disk warning names a node found by its hostname label, and fits a warning", "[policy_node]") {
+    const std::string long_label(63, 'n');
+    const auto warning = disk_warning(labelled(long_label), 10ull << 30, 20ull << 30);
+    REQUIRE(warning);
+    CHECK_THAT(*warning, Catch::Contains("the node labelled kubernetes.io/hostname="));
+    CHECK(warning->size() <= kMaxWarningBytes);
+    CHECK_FALSE(disk_warning(named("gpu-a"), 100, 85));
+    CHECK(disk_warning(named("gpu-a"), 100, 86));
 }

@@ -53,6 +53,7 @@ struct NodeInfo {
     std::string container_runtime_version;  // "containerd://2.1.6"
     std::string hostname = {};  // metadata.labels["kubernetes.io/hostname"]; empty: no such label
     std::vector<ImageNameHash> pinned_images = {};  // sorted, unique
+    std::optional<std::uint64_t> ephemeral_storage_bytes = {};  // status.capacity["ephemeral-storage"]; nullopt: not reported
 
     bool holds_image(std::string_view reference) const;
     // Adds a name's hash if it is digest-pinned, keeping the list sorted.

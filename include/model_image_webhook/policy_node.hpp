@@ -6,6 +6,7 @@
 #include "model_image_webhook/decision.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/pod_spec.hpp"
+#include "model_image_webhook/registry/source.hpp"
 
 #include <optional>
 #include <string>
@@ -30,7 +31,20 @@ bool mounts_image_volume(const PodSpecView& spec);
 // Why the node cannot run image volumes; empty when it can.
 std::string node_floor_problem(const NodeInfo& info, const std::vector<RuntimeFloor>& runtime_floors);
 
-// The decision for a Pod sent to /validate. nodes may be null: no Node is known.
-Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config);
+// The decision for a Pod sent to /validate. nodes may be null: no Node is
+// known. registry (--registry-check on): the model image's size is compared
+// with the node's disk, in warnings only (the image filesystem may be
+// another disk).
+Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config,
+                          const RegistrySource* registry = nullptr);
+
+// The kubelet's default imageGCHighThresholdPercent: past it, image garbage
+// collection removes the node's unused images.
+inline constexpr double kImageGcHighThreshold = 0.85;
+
+// What a node's disk makes of an image of `on_disk` bytes (design.md 1.9):
+// a warning when its ephemeral storage is smaller, or when the image takes
+// more than the collection threshold of it; nothing otherwise.
+std::optional<std::string> disk_warning(const NodeRef& node, std::uint64_t capacity, std::uint64_t on_disk);
 
 }  // namespace miw

@@ -4,6 +4,7 @@
 
 #include "json_dom.hpp"
 
+#include "model_image_webhook/quantity.hpp"
 #include "model_image_webhook/text.hpp"
 
 namespace miw {
@@ -24,6 +25,9 @@ Result<NodeRecord> read_node(const Value& node) {
     if (const Value* v = member(info, "kubeletVersion"); v != nullptr && v->IsString()) out.info.kubelet_version = view(*v);
     if (const Value* v = member(info, "containerRuntimeVersion"); v != nullptr && v->IsString()) out.info.container_runtime_version = view(*v);
     if (const Value* v = member(member(member(&node, "metadata"), "labels"), kHostnameLabel); v != nullptr && v->IsString()) out.info.hostname = view(*v);
+    if (const Value* v = member(member(status, "capacity"), "ephemeral-storage"); v != nullptr && v->IsString()) {
+        out.info.ephemeral_storage_bytes = parse_quantity(view(*v));
+    }
     if (const Value* images = member(status, "images"); images != nullptr && images->IsArray()) {
         for (const Value& image : images->GetArray()) {
             const Value* names = member(&image, "names");

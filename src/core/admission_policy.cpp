@@ -15,7 +15,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.model_artifact_status) return judge_model_artifact_status(req, config);
             break;
         case RuleSet::pinned_pod:
-            if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config);
+            if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config, registry);
             break;
         case RuleSet::delivery:
             if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts, registry);

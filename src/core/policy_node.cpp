@@ -1,6 +1,9 @@
 #include "model_image_webhook/policy_node.hpp"
 
+#include "model_image_webhook/registry/check.hpp"
+#include "model_image_webhook/registry/image_facts.hpp"
 #include "model_image_webhook/text.hpp"
+#include "model_image_webhook/warning.hpp"
 
 namespace miw {
 
@@ -26,7 +29,44 @@ std::string versions_seen(const NodeInfo& info) {
            (info.container_runtime_version.empty() ? std::string("(none reported)") : quote_value(info.container_runtime_version, 64));
 }
 
+// The model volume's reference, where the delivery rendered one.
+std::string_view model_image_of(const PodSpecView& spec) {
+    for (const auto& v : spec.volumes) {
+        if (v.name == kModelVolume && v.image) return v.image_reference;
+    }
+    return {};
+}
+
+// The model image's room on the node's disk, as its registry tells its size.
+std::vector<std::string> disk_warnings(const AdmissionRequest& req, const PodSpecView& spec, const NodeRef& node, const NodeInfo& info,
+                                       const PolicyConfig& config, const RegistrySource* registry) {
+    if (config.registry_check == RegistryCheck::off || registry == nullptr || !info.ephemeral_storage_bytes) return {};
+    const std::string_view reference = model_image_of(spec);
+    if (reference.empty()) return {};
+    const RegistryLookup found = registry->lookup_for(reference, PullSecretsRef{req.namespace_name, spec.image_pull_secrets, spec.service_account_name});
+    const std::optional<DiskEstimate> disk = disk_estimate(found);
+    if (!disk || !not_an_image(found.facts).empty()) return {};
+    std::optional<std::string> warning = disk_warning(node, *info.ephemeral_storage_bytes, disk->bytes);
+    if (!warning) return {};
+    return {std::move(*warning)};
+}
+
 }  // namespace
+
+std::optional<std::string> disk_warning(const NodeRef& node, std::uint64_t capacity, std::uint64_t on_disk) {
+    const bool too_small = on_disk > capacity;
+    if (!too_small && static_cast<double>(on_disk) <= kImageGcHighThreshold * static_cast<double>(capacity)) return std::nullopt;
+    Warning w("spec.volumes[gpustack-model]");
+    w.say(": the model image needs about ").say(format_bytes(on_disk));
+    if (too_small) {
+        w.say(" on disk, more than the ").say(format_bytes(capacity)).say(" of ephemeral storage on ").bare(describe(node), 110);
+        w.say(": its pull would fail unless imagefs is another disk; pin the Pod to a larger node");
+    } else {
+        w.say(" on disk, over 85% of the ").say(format_bytes(capacity)).say(" on ").bare(describe(node), 110);
+        w.say(": past the kubelet's imageGCHighThresholdPercent, its other unused images will be collected");
+    }
+    return w.text();
+}
 
 std::optional<NodeRef> pinned_node(const PodSpecView& spec) {
     if (!spec.node_name.empty()) return NodeRef{spec.node_name, NodeNamedBy::name};
@@ -81,7 +121,8 @@ std::string node_floor_problem(const NodeInfo& info, const std::vector<RuntimeFl
     return problems;
 }
 
-Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config) {
+Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, const NodeSource* nodes, const PolicyConfig& config,
+                          const RegistrySource* registry) {
     // A Pod CREATE, routed here by applies().
     if (pod.pod_specs.empty()) return allow();
     const PodSpecView& spec = pod.pod_specs.front();
@@ -105,7 +146,7 @@ Decision judge_pinned_pod(const AdmissionRequest& req, const WorkloadView& pod, 
             break;
     }
     const std::string problem = node_floor_problem(found.info, config.runtime_floors);
-    if (problem.empty()) return allow();
+    if (problem.empty()) return allow(disk_warnings(req, spec, *node, found.info, config, registry));
     return forbidden(who + " (" + versions_seen(found.info) + "), which cannot run it: " + problem + "; " + floors +
                          ": pin the Pod to a node that meets both, or upgrade the node",
                      kNodeFloor);

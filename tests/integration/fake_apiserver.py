@@ -61,6 +61,7 @@ class FakeApiserver:
         self.secrets = {}  # (namespace, name) -> the Secret object
         self.service_accounts = {}  # (namespace, name) -> the ServiceAccount object
         self.forbidden_namespaces = set()  # where get on secrets and serviceaccounts is not granted
+        self.capacity = {}  # node name -> its status.capacity["ephemeral-storage"]
         self.lock = threading.Lock()
         outer = self
 
@@ -201,7 +202,10 @@ class FakeApiserver:
                     time.sleep(outer.node_delay)
                     name = self.path[len("/api/v1/nodes/"):]
                     if name in outer.nodes:
-                        return self.answer(200, node_object(name, outer.nodes[name]))
+                        node = node_object(name, outer.nodes[name])
+                        if name in outer.capacity:
+                            node["status"]["capacity"] = {"cpu": "96", "ephemeral-storage": outer.capacity[name]}
+                        return self.answer(200, node)
                     return self.answer(404, {"kind": "Status", "code": 404, "reason": "NotFound"})
                 return self.answer(404, {"kind": "Status", "code": 404})
 

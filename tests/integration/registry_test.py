@@ -1159,6 +1159,46 @@ def without_pull_secrets_the_api_is_never_asked_for_them():
     assert done.returncode == 2 and "--registry-pull-secrets reads Pods' pull secrets from the Kubernetes API" in done.stderr.decode(), done.stderr
 
 
+def pinned_pod_review(reference, node):
+    """A Pod as /validate sees it after the delivery: its model volume rendered, pinned to `node`."""
+    document = namespaced_pod_review(reference, "team-a", uid="u-pinned")
+    spec = document["request"]["object"]["spec"]
+    spec["nodeName"] = node
+    spec["volumes"] = [{"name": "gpustack-model", "image": {"reference": reference, "pullPolicy": "IfNotPresent"}}]
+    spec["containers"][0]["volumeMounts"] = [{"name": "gpustack-model", "mountPath": "/var/lib/gpustack/model", "readOnly": True}]
+    return document
+
+
+@test
+def a_pinned_pods_node_is_warned_when_its_disk_cannot_hold_the_model():
+    api = pull_secret_api()
+    for name, capacity in (("gpu-small", "20Gi"), ("gpu-tight", "29360128Ki"), ("gpu-roomy", "1844284980Ki")):
+        api.nodes[name] = ("v1.35.1", "containerd://2.1.4")
+        api.capacity[name] = capacity
+    s = pull_secret_server(api, "--registry-auth", AUTH_FILE)
+    try:
+        reference = ref(BASIC, "models/docker", DOCKER_IMAGE)  # 25.4 GiB on disk
+        r = post_review(s, pinned_pod_review(reference, "gpu-small"))
+        assert r["allowed"], r
+        assert ('spec.volumes[gpustack-model]: the model image needs about 25.4 GiB on disk, more than the 20.0 GiB of ephemeral storage on '
+                'node "gpu-small": its pull would fail unless imagefs is another disk') in warnings_of(r), r
+        r = post_review(s, pinned_pod_review(reference, "gpu-tight"))  # 28 GiB: 91% of it
+        assert r["allowed"] and "over 85% of the 28.0 GiB on node \"gpu-tight\": past the kubelet's imageGCHighThresholdPercent" in warnings_of(r), r
+        r = post_review(s, pinned_pod_review(reference, "gpu-roomy"))
+        assert r["allowed"] and "on disk" not in warnings_of(r), r
+    finally:
+        s.stop()
+        api.stop()
+    # Offline, the Nodes from a file.
+    nodes = os.path.join(WORK, "nodes-disk.json")
+    with open(nodes, "w") as f:
+        json.dump({"kind": "NodeList", "items": [{"kind": "Node", "metadata": {"name": "gpu-small"},
+                                                   "status": {"capacity": {"ephemeral-storage": "20Gi"},
+                                                              "nodeInfo": {"kubeletVersion": "v1.35.1", "containerRuntimeVersion": "containerd://2.1.4"}}}]}, f)
+    code, r, err = review(pinned_pod_review(ref(BASIC, "models/docker", DOCKER_IMAGE), "gpu-small"), "--registry-auth", AUTH_FILE, "--nodes", nodes)
+    assert code == 0 and r["allowed"] and "more than the 20.0 GiB of ephemeral storage" in warnings_of(r), (code, r, err)
+
+
 def cleanup():
     for r in (BASIC, TOKEN, PLAIN):
         r.stop()
