@@ -7,6 +7,7 @@ packages=(
   rapidjson-dev             # AdmissionReview codec
   libcurl4-openssl-dev      # registry lookups (outbound HTTPS: shared connections, proxies)
   libyaml-dev pkg-config    # YAML manifests and Node files (libyaml, as kubectl reads YAML)
+  libtomlplusplus-dev       # containerd's hosts.toml (--registry-hosts-dir)
   libcxxopts-dev            # command line
   catch2                    # unit tests
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests

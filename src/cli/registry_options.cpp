@@ -7,6 +7,8 @@
 #include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/registry_answers.hpp"
 
+#include <iostream>
+
 namespace miw::cli {
 
 void add_registry_options(cxxopts::Options& options) {
@@ -17,6 +19,8 @@ void add_registry_options(cxxopts::Options& options) {
         ("registry-auth", "a .dockerconfigjson (auths by registry host) with the credentials for private registries", cxxopts::value<std::string>()->default_value(""))
         ("registry-ca", "PEM CA certificates trusted for registries, besides the system's", cxxopts::value<std::string>()->default_value(""))
         ("registry-insecure", "registries (host or host:port, comma-separated) spoken to over plain HTTP; no other ever is",
+         cxxopts::value<std::string>()->default_value(""))
+        ("registry-hosts-dir", "containerd's registry config_path (DIR/HOST/hosts.toml, DIR/_default/hosts.toml): mirrors asked in order, as the nodes ask them",
          cxxopts::value<std::string>()->default_value(""))
         ("registry-platform", "the OS/ARCH[/VARIANT] of an image index whose size is told", cxxopts::value<std::string>()->default_value("linux/amd64"))
         ("registry-timeout", "deadline of one registry lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("3s"))
@@ -87,6 +91,7 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
         if (!credentials) return fail("--registry-auth " + path + ": " + credentials.error());
         settings.credentials = std::move(*credentials);
     }
+    settings.hosts_dir = parsed["registry-hosts-dir"].as<std::string>();
     if (const std::string path = parsed["image-credential-provider-config"].as<std::string>(); !path.empty()) {
         auto text = read_input(path);
         if (!text) return fail("--image-credential-provider-config: " + text.error());
@@ -106,7 +111,13 @@ Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const 
     if (*mode == RegistryCheck::off) return std::unique_ptr<server::RegistryLookups>();
     const auto settings = registry_settings_from_options(parsed);
     if (!settings) return fail(settings.error());
-    return server::RegistryLookups::create(*settings);
+    auto lookups = server::RegistryLookups::create(*settings);
+    if (lookups && (*lookups)->hosts_directory() != nullptr) {
+        // Said where the run's output does not go: a CI log shows it, a report stays as it was.
+        for (const std::string& host : (*lookups)->hosts_directory()->unverified()) std::cerr << "note: " << host << ": skip_verify: its certificate is not verified\n";
+        for (const std::string& note : (*lookups)->hosts_directory()->notes()) std::cerr << "note: " << note << "\n";
+    }
+    return lookups;
 }
 
 }  // namespace miw::cli

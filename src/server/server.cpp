@@ -123,6 +123,10 @@ public:
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();
+            if (const HostsDirectory* dir = registry_->hosts_directory()) {
+                for (const std::string& host : dir->unverified()) Log::instance().write("warning", "registry host without certificate verification (skip_verify)", {{"host", host}});
+                for (const std::string& note : dir->notes()) Log::instance().write("warning", "registry hosts", {{"note", note}});
+            }
             if (client_ && config_.pull_secrets) {
                 pull_secrets_.emplace([client = &*client_](const std::string& path, std::size_t max_body, Deadline deadline) {
                     KubeClient::Response r = client->get(path, max_body, deadline);

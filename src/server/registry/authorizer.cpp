@@ -64,7 +64,7 @@ Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const 
     if (credential != nullptr) request.headers.emplace_back("Authorization", basic_of(*credential));
     request.max_body = kMaxTokenAnswerBytes;
     // With the host's TLS settings, as containerd asks a realm with the host's client.
-    request.ca_file = host.ca_file;
+    request.ca_files = host.ca_files;
     request.skip_verify = host.skip_verify;
     HttpResponse a = transport_.send(request, deadline);
     if (a.failure != RegistryFailure::none) {
@@ -161,7 +161,7 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
 
 HttpResponse Authorizer::send(const RegistryHost& host, std::string_view repository, HttpRequest request, const Keyring* first, Deadline deadline) const {
     for (const auto& [name, value] : host.headers) request.headers.emplace_back(name, value);
-    request.ca_file = host.ca_file;
+    request.ca_files = host.ca_files;
     request.skip_verify = host.skip_verify;
     // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
     const std::string keyring_name = host.keyring_name.empty() ? host.authority() : host.keyring_name;

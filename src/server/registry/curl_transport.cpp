@@ -150,18 +150,39 @@ struct CurlTransport::Impl {
         }
     }
 
-    // A host's CA file's certificates, read at its first use and kept; null when it holds none.
-    const std::vector<X509*>* roots_of(const std::string& path) const {
+    // A host's CA files' certificates, read at their first use and kept;
+    // null when one of them holds none.
+    const std::vector<X509*>* roots_of(const std::vector<std::string>& paths) const {
+        const std::string key = joined(paths);
         std::lock_guard lock(host_roots_mutex);
-        auto it = host_roots.find(path);
-        if (it == host_roots.end()) it = host_roots.emplace(path, read_certificates(path).value_or(std::vector<X509*>())).first;
+        auto it = host_roots.find(key);
+        if (it == host_roots.end()) {
+            std::vector<X509*> all;
+            bool each = true;
+            for (const std::string& path : paths) {
+                std::vector<X509*> some = read_certificates(path).value_or(std::vector<X509*>());
+                each = each && !some.empty();
+                all.insert(all.end(), some.begin(), some.end());
+            }
+            if (!each) {
+                for (X509* cert : all) X509_free(cert);
+                all.clear();
+            }
+            it = host_roots.emplace(key, std::move(all)).first;
+        }
         return it->second.empty() ? nullptr : &it->second;
+    }
+
+    static std::string joined(const std::vector<std::string>& paths) {
+        std::string out;
+        for (const std::string& p : paths) out += p + '\n';  // no path of a CA file holds a newline
+        return out;
     }
 
     static void lock(CURL*, curl_lock_data data, curl_lock_access, void* user) { static_cast<Impl*>(user)->share_locks[data].lock(); }
     static void unlock(CURL*, curl_lock_data data, void* user) { static_cast<Impl*>(user)->share_locks[data].unlock(); }
 
-    static std::string profile_of(const HttpRequest& request) { return request.skip_verify ? std::string("\n") : request.ca_file; }
+    static std::string profile_of(const HttpRequest& request) { return request.skip_verify ? std::string("\n") : joined(request.ca_files); }
 
     CURL* take(const std::string& profile) const {
         {
@@ -193,9 +214,12 @@ struct CurlTransport::Impl {
         const std::string authority = authority_of(request.url);
         if (left <= 0) return failed(RegistryFailure::timeout, "no time was left to ask " + authority);
         ExtraRoots roots{extra_roots.empty() ? nullptr : &extra_roots, nullptr};
-        if (!request.ca_file.empty()) {
-            roots.this_host = roots_of(request.ca_file);
-            if (roots.this_host == nullptr) return failed(RegistryFailure::tls, "the CA file " + request.ca_file + " of " + authority + " holds no PEM certificate");
+        if (!request.ca_files.empty()) {
+            roots.this_host = roots_of(request.ca_files);
+            if (roots.this_host == nullptr) {
+                return failed(RegistryFailure::tls, "a CA file of " + authority + " (" + request.ca_files.front() + (request.ca_files.size() > 1 ? ", ..." : "") +
+                                                        ") cannot be read or holds no PEM certificate");
+            }
         }
         const std::string profile = profile_of(request);
         CURL* h = take(profile);

@@ -21,7 +21,7 @@ struct RegistryHost {
     std::string path_prefix = "/v2";  // what /<repository>/manifests/<digest> is appended to
     unsigned capabilities = kHostPull | kHostResolve;
     std::vector<std::pair<std::string, std::string>> headers;  // sent with every request to this host
-    std::string ca_file;  // trusted for this host besides the system's roots and --registry-ca
+    std::vector<std::string> ca_files;  // trusted for this host besides the system's roots and --registry-ca (a hosts.toml's `ca`)
     bool skip_verify = false;  // TLS without verification (a hosts.toml's skip_verify)
     // What the keyring matches credentials by: the registry's name for the
     // registry's own host (the kubelet matches "docker.io/library/qwen", not

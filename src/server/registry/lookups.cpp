@@ -20,14 +20,16 @@ std::vector<const Keyring*> keyrings(const KubeletKeyring& file, const Credentia
 
 }  // namespace
 
-RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, RegistrySettings settings)
+RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers,
+                                 std::unique_ptr<HostsDirectory> dir_hosts, RegistrySettings settings)
     : settings_(std::move(settings)),
       transport_(std::move(transport)),
       providers_(std::move(providers)),
       keyring_(keyrings(settings_.credentials, providers_.get())),
-      hosts_(settings_.insecure_hosts),
-      authorizer_(*transport_, keyring_, [this](std::string_view authority, std::string_view host) { return hosts_.insecure(authority, host); }),
-      client_(hosts_, authorizer_, settings_.platform),
+      flag_hosts_(settings_.insecure_hosts),
+      dir_hosts_(std::move(dir_hosts)),
+      authorizer_(*transport_, keyring_, [this](std::string_view authority, std::string_view host) { return insecure(authority, host); }),
+      client_(hosts(), authorizer_, settings_.platform),
       cache_(client_, cache_settings(settings_)),
       source_(cache_, settings_.timeout) {}
 
@@ -40,7 +42,13 @@ Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySetting
         if (!made) return fail(made.error());
         providers = std::move(*made);
     }
-    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(providers), std::move(settings)));
+    std::unique_ptr<HostsDirectory> dir_hosts;
+    if (!settings.hosts_dir.empty()) {
+        auto loaded = HostsDirectory::load(settings.hosts_dir, FlagRegistryHosts(settings.insecure_hosts));
+        if (!loaded) return fail(loaded.error());
+        dir_hosts = std::move(*loaded);
+    }
+    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(providers), std::move(dir_hosts), std::move(settings)));
 }
 
 }  // namespace miw::server

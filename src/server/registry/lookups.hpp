@@ -10,6 +10,7 @@
 #include "credential_providers.hpp"
 #include "curl_transport.hpp"
 #include "hosts.hpp"
+#include "hosts_dir.hpp"
 
 #include "model_image_webhook/registry/cache.hpp"
 #include "model_image_webhook/registry/kubelet_keyring.hpp"
@@ -29,6 +30,7 @@ inline constexpr std::size_t kConcurrentLookups = 4;
 struct RegistrySettings {
     std::string ca_file;  // --registry-ca: added to the system's roots
     std::vector<std::string> insecure_hosts;  // --registry-insecure: authorities (host[:port]) or hosts spoken to over plain HTTP
+    std::string hosts_dir;  // --registry-hosts-dir: containerd's config_path (mirrors); empty: none
     KubeletKeyring credentials;  // --registry-auth
     std::optional<CredentialProviderConfig> credential_providers;  // --image-credential-provider-config
     std::string credential_provider_bin_dir;  // --image-credential-provider-bin-dir
@@ -47,16 +49,24 @@ public:
 
     // The source the rules ask, each look bounded by --registry-timeout.
     const RegistrySource& source() const { return source_; }
+    // The --registry-hosts-dir read at start; null without one.
+    const HostsDirectory* hosts_directory() const { return dir_hosts_.get(); }
 
 private:
-    RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, RegistrySettings settings);
+    RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, std::unique_ptr<HostsDirectory> dir_hosts,
+                    RegistrySettings settings);
+    const RegistryHosts& hosts() const { return dir_hosts_ ? static_cast<const RegistryHosts&>(*dir_hosts_) : flag_hosts_; }
+    bool insecure(std::string_view authority, std::string_view host) const {
+        return dir_hosts_ ? dir_hosts_->insecure(authority, host) : flag_hosts_.insecure(authority, host);
+    }
     static RegistryCacheSettings cache_settings(const RegistrySettings& settings);
 
     RegistrySettings settings_;
     std::unique_ptr<CurlTransport> transport_;
     std::unique_ptr<CredentialProviders> providers_;  // null: no plugins configured
     UnionKeyring keyring_;  // --registry-auth, then the plugins, as the kubelet's node keyring
-    FlagRegistryHosts hosts_;
+    FlagRegistryHosts flag_hosts_;
+    std::unique_ptr<HostsDirectory> dir_hosts_;  // --registry-hosts-dir; null: the flags' hosts
     Authorizer authorizer_;
     RegistryClient client_;
     RegistryCache cache_;  // last of the parts: its workers stop before what they use goes

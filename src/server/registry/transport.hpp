@@ -19,7 +19,7 @@ struct HttpRequest {
     std::size_t max_body = 0;  // a body over this is too_large, not read further
     // The host's own TLS settings (a hosts.toml's): a CA file trusted besides
     // the system's roots and --registry-ca, or no verification at all.
-    std::string ca_file;
+    std::vector<std::string> ca_files;
     bool skip_verify = false;
 };
 
