@@ -1,9 +1,12 @@
 // Any bytes as what a registry or its token server answers (a manifest or an
 // index under each media type, a token, an error list), as a WWW-Authenticate
-// challenge, or as a --registry-auth file: a result or a reason, never a
+// challenge, as a --registry-auth file, or as a hosts.toml (--registry-hosts-dir)
+// or a manifest's facts to judge: a result or a reason, never a
 // crash; what reads holds together (an index has entries and no size of its
 // own, a challenge has a lowercase scheme, a token is never empty).
+#include "model_image_webhook/hosts_toml.hpp"
 #include "model_image_webhook/pull_credentials.hpp"
+#include "model_image_webhook/registry/image_facts.hpp"
 #include "model_image_webhook/registry_answers.hpp"
 #include "model_image_webhook/registry/body_references.hpp"
 #include "model_image_webhook/registry/locator.hpp"
@@ -107,6 +110,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (std::string_view r : found.references) {
             if (r.data() < text.data() || r.data() + r.size() > text.data() + text.size()) std::abort();
             if (r.find('@') == std::string_view::npos || r.find('\\') != std::string_view::npos) std::abort();
+        }
+    }
+    {
+        // containerd's hosts.toml: hosts with a host to connect to (but the last, which may be the registry's own), an API root, a scheme.
+        const miw::Result<miw::HostsFile> hosts = miw::read_hosts_toml(text, "/etc/containerd/certs.d/docker.io");
+        if (!hosts && hosts.error().empty()) std::abort();
+        if (hosts) {
+            if (hosts->hosts.empty()) std::abort();
+            for (std::size_t i = 0; i < hosts->hosts.size(); ++i) {
+                const miw::HostsFileEntry& h = hosts->hosts[i];
+                if (h.host.empty() && i + 1 != hosts->hosts.size()) std::abort();
+                if (!h.host.empty() && h.scheme != "https" && h.scheme != "http") std::abort();
+                for (const std::string& ca : h.ca_files) {
+                    if (ca.empty() || ca.front() != '/') std::abort();
+                }
+            }
+        }
+    }
+    {
+        // A manifest's facts judged: an image or the types that make it none; a size on disk when one is known.
+        std::string json = text;
+        if (const miw::Result<miw::ImageManifest> manifest = miw::read_image_manifest(json, miw::kOciManifest); manifest && !manifest->is_index) {
+            miw::RegistryLookup found;
+            found.status = miw::RegistryLookupStatus::found;
+            found.compressed_bytes = manifest->compressed_bytes;
+            found.facts.config_media_type = manifest->config_media_type;
+            found.facts.artifact_type = manifest->artifact_type;
+            found.facts.layer_kinds = manifest->layer_kinds;
+            (void)miw::not_an_image(found.facts);
+            const std::optional<miw::DiskEstimate> disk = miw::disk_estimate(found);
+            if (!disk) std::abort();
         }
     }
     {
