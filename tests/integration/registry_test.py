@@ -123,22 +123,27 @@ TOKEN_REALM = "https://127.0.0.1:%d/token" % TOKEN_SERVER.server_address[1]
 class Registry:
     """One docker-registry process on a loopback port."""
 
-    def __init__(self, name, auth, tls=True):
+    def __init__(self, name, auth, tls=True, certs=CERTS, http_extra=(), top_extra=(), env=None):
+        """http_extra: more lines under http: (a prefix); top_extra: more top-level sections (proxy:)."""
         self.dir = os.path.join(WORK, name)
         os.makedirs(self.dir)
         self.port = st.free_ports(1)[0]
         self.authority = "127.0.0.1:%d" % self.port
         self.tls = tls
+        self.ca = os.path.join(certs, "ca.crt")
+        self.prefix = ""
         config = ["version: 0.1", "log:", "  level: warn", "  accesslog:", "    disabled: true", "storage:", "  filesystem:",
                   "    rootdirectory: " + os.path.join(self.dir, "data"), "http:", "  addr: " + self.authority, "  secret: miw-test"]
         if tls:
-            config += ["  tls:", "    certificate: " + os.path.join(CERTS, "tls.crt"), "    key: " + os.path.join(CERTS, "tls.key")]
+            config += ["  tls:", "    certificate: " + os.path.join(certs, "tls.crt"), "    key: " + os.path.join(certs, "tls.key")]
+        config += list(http_extra)
         config += auth(self)
+        config += list(top_extra)
         path = os.path.join(self.dir, "config.yml")
         with open(path, "w") as f:
             f.write("\n".join(config) + "\n")
         self.log = open(os.path.join(self.dir, "registry.log"), "w")
-        self.proc = subprocess.Popen([REGISTRY, "serve", path], stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen([REGISTRY, "serve", path], stdout=self.log, stderr=subprocess.STDOUT, env=env)
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
@@ -195,7 +200,7 @@ class Client:
         else:
             headers["Authorization"] = "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
         if self.registry.tls:
-            conn = http.client.HTTPSConnection("127.0.0.1", self.registry.port, context=tls_context(), timeout=10)
+            conn = http.client.HTTPSConnection("127.0.0.1", self.registry.port, context=ssl.create_default_context(cafile=self.registry.ca), timeout=10)
         else:
             conn = http.client.HTTPConnection("127.0.0.1", self.registry.port, timeout=10)
         conn.request(method, path, body=body, headers=headers)
@@ -1197,6 +1202,120 @@ def a_pinned_pods_node_is_warned_when_its_disk_cannot_hold_the_model():
                                                               "nodeInfo": {"kubeletVersion": "v1.35.1", "containerRuntimeVersion": "containerd://2.1.4"}}}]}, f)
     code, r, err = review(pinned_pod_review(ref(BASIC, "models/docker", DOCKER_IMAGE), "gpu-small"), "--registry-auth", AUTH_FILE, "--nodes", nodes)
     assert code == 0 and r["allowed"] and "more than the 20.0 GiB of ephemeral storage" in warnings_of(r), (code, r, err)
+
+
+# ---------------------------------------------------------------- mirrors (--registry-hosts-dir)
+
+def hosts_dir(name, files):
+    """A containerd config_path: {directory: hosts.toml text}."""
+    root = os.path.join(WORK, name)
+    for directory, text in files.items():
+        os.makedirs(os.path.join(root, directory), exist_ok=True)
+        with open(os.path.join(root, directory, "hosts.toml"), "w") as f:
+            f.write(text)
+    return root
+
+
+def auth_file(name, entries):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        json.dump({"auths": {k: {"auth": base64.b64encode(("%s:%s" % v).encode()).decode()} for k, v in entries.items()}}, f)
+    return path
+
+
+@test
+def mirrors_are_asked_in_order_and_unknown_only_where_every_host_said_so():
+    mirror = Registry("mirror", no_auth)
+    try:
+        digest, _, _ = Client(mirror).push_image("models/qwen", [3 * MiB, 2 * MiB, 1 * MiB])
+        assert digest == BASIC_IMAGE, "the same weights make the same digest on the mirror"
+        dead = st.free_ports(1)[0]
+        root = hosts_dir("certs.d-order", {
+            # An air-gapped name the webhook cannot reach, served by the mirror.
+            "airgap.example_5000_": 'server = "https://127.0.0.1:%d"\n[host."https://%s"]\n  capabilities = ["pull", "resolve"]\n' % (dead, mirror.authority),
+            # A mirror without the image in front of the Basic registry (no server: the registry itself).
+            "127.0.0.1_%d_" % BASIC.port: '[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' % PLAIN.authority,
+            # A host that may not pull is not asked.
+            "nopull.example": 'server = "https://127.0.0.1:%d"\n[host."https://%s"]\n  capabilities = ["resolve"]\n' % (dead, mirror.authority),
+        })
+        flags = ("--registry-hosts-dir", root, "--registry-auth", AUTH_FILE)
+        code, r, err = review(artifact_review("airgap.example:5000/models/qwen@" + BASIC_IMAGE), *flags)
+        assert code == 0 and r["allowed"] and "6.0 MiB compressed" in warnings_of(r), (code, r, err)
+        # The mirror says 404, the server cannot be reached: a failure to look, never "unknown".
+        code, r, _ = review(artifact_review("airgap.example:5000/models/qwen@" + ZERO_DIGEST), *flags)
+        assert code == 0 and r["allowed"] and "could not be asked whether the digest exists (unreachable" in warnings_of(r), r
+        # Past the mirror's 404, the registry has it.
+        code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), *flags)
+        assert code == 0 and r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+        # Every host said 404: unknown, refused.
+        code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), *flags)
+        assert code == 1 and r["auditAnnotations"]["rule"] == "registry-manifest-unknown", r
+        code, r, _ = review(artifact_review("nopull.example/models/qwen@" + BASIC_IMAGE), *flags)
+        assert code == 0 and "could not be asked" in warnings_of(r) and mirror.authority not in warnings_of(r), r
+    finally:
+        mirror.stop()
+
+
+@test
+def each_mirror_has_its_own_ca_and_credentials_never_carried_from_another_host():
+    other = Registry("mirror-other-ca", htpasswd_auth, certs=OTHER_CERTS)
+    try:
+        Client(other).push_image("models/qwen", [3 * MiB, 2 * MiB, 1 * MiB])
+        dead = st.free_ports(1)[0]
+        server = 'server = "https://127.0.0.1:%d"\n' % dead
+        # Credentials for the registry's name only, none for the mirror's.
+        registry_only = auth_file("auth-registry-only.json", {"airgap.example": (USER, PASSWORD)})
+        mirror_too = auth_file("auth-mirror-too.json", {"airgap.example": ("someone", "else"), other.authority: (USER, PASSWORD)})
+        reference = "airgap.example/models/qwen@" + BASIC_IMAGE
+        with_ca = hosts_dir("certs.d-ca", {"airgap.example": server + '[host."https://%s"]\n  ca = "%s"\n' % (other.authority, other.ca)})
+        code, r, err = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", mirror_too)
+        assert code == 0 and "6.0 MiB compressed" in warnings_of(r), (r, err)
+        code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", registry_only)
+        assert code == 0 and "unauthorized" in warnings_of(r) and "6.0 MiB" not in warnings_of(r), r
+        # Without its ca, the mirror's certificate is refused; with skip_verify, it is not checked, and said so at start.
+        without_ca = hosts_dir("certs.d-noca", {"airgap.example": server + '[host."https://%s"]\n' % other.authority})
+        code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", without_ca, "--registry-auth", mirror_too)
+        assert code == 0 and "(tls" in warnings_of(r), r
+        skipping = hosts_dir("certs.d-skip", {"airgap.example": server + '[host."https://%s"]\n  skip_verify = true\n' % other.authority})
+        code, r, err = review(artifact_review(reference), "--registry-hosts-dir", skipping, "--registry-auth", mirror_too)
+        assert code == 0 and "6.0 MiB compressed" in warnings_of(r), r
+        assert "skip_verify: its certificate is not verified" in err, err
+        s = registry_server("--registry-hosts-dir", skipping, "--registry-auth", mirror_too)
+        try:
+            r = post_review(s, artifact_review(reference))
+            assert r["allowed"] and "6.0 MiB compressed" in "\n".join(r["warnings"]), r
+            output = s.output()
+        finally:
+            s.stop()
+        assert "registry host without certificate verification (skip_verify)" in output and other.authority in output, output
+        assert PASSWORD not in output
+    finally:
+        other.stop()
+
+
+@test
+def a_pull_through_cache_under_a_path_prefix_is_reached_with_override_path():
+    # A pull-through cache of the token registry (its public repositories: anonymous pull, as Docker Hub's).
+    cache = Registry("pull-through", no_auth, http_extra=["  prefix: /cache/"], top_extra=["proxy:", "  remoteurl: https://" + TOKEN.authority],
+                     env=dict(os.environ, SSL_CERT_FILE=CA))
+    try:
+        dead = st.free_ports(1)[0]
+        root = hosts_dir("certs.d-cache", {"upstream.example": 'server = "https://127.0.0.1:%d"\n[host."https://%s/cache/v2"]\n'
+                                                             '  capabilities = ["pull", "resolve"]\n  override_path = true\n' % (dead, cache.authority)})
+        code, r, err = review(artifact_review("upstream.example/public/llama@" + PUBLIC_IMAGE), "--registry-hosts-dir", root)
+        assert code == 0 and r["allowed"] and "2.0 MiB compressed" in warnings_of(r), (code, r, err, open(cache.log.name).read()[-2000:])
+        # An index through the cache: its platform's entry fetched through it too.
+        code, r, _ = review(artifact_review("upstream.example/public/llama@" + INDEX), "--registry-hosts-dir", root, "--registry-platform", "linux/arm64")
+        assert code == 0 and r["allowed"] and "5.0 MiB compressed" in warnings_of(r), r
+        # The cache answers 404 for what its upstream lacks, and the server behind it is down: never "unknown".
+        code, r, _ = review(artifact_review("upstream.example/public/llama@" + ZERO_DIGEST), "--registry-hosts-dir", root)
+        assert code == 0 and "could not be asked" in warnings_of(r), r  # the server behind is down: never "unknown"
+        # A hosts.toml the webhook cannot read stops it, naming the file.
+        broken = hosts_dir("certs.d-broken", {"upstream.example": '[host."https://%s"\n' % cache.authority})
+        code, r, err = review(artifact_review("upstream.example/public/llama@" + PUBLIC_IMAGE), "--registry-hosts-dir", broken)
+        assert code == 2 and "upstream.example/hosts.toml: not TOML" in err, (code, err)
+    finally:
+        cache.stop()
 
 
 def cleanup():
