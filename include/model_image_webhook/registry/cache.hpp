@@ -108,8 +108,9 @@ private:
         s.negative_ttl = negative_ttl;
         return s;
     }
-    // The normalised reference, and the identity after it where there is one.
-    static std::string key_of(std::string_view reference, std::string_view identity);
+    // The normalised reference, and the identity after it where there is one
+    // (made in `owned` where it is not the reference itself).
+    static std::string_view key_of(std::string_view reference, std::string_view identity, std::string& owned);
     std::optional<RegistryLookup> cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const;
     void remember_locked(const std::string& key, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const;
     void work();

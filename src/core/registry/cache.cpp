@@ -55,23 +55,27 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
     }
 }
 
-std::string RegistryCache::key_of(std::string_view reference, std::string_view identity) {
-    std::string key = is_canonical_reference(reference) ? std::string(reference) : canonical_reference(reference);
+std::string_view RegistryCache::key_of(std::string_view reference, std::string_view identity, std::string& owned) {
+    // A canonical reference looked up with the node's credentials is its own key: no copy on the warm path.
+    if (identity.empty() && is_canonical_reference(reference)) return reference;
+    owned = is_canonical_reference(reference) ? std::string(reference) : canonical_reference(reference);
     if (!identity.empty()) {
-        key += '\n';  // in no reference
-        key += identity;
+        owned += '\n';  // in no reference
+        owned += identity;
     }
-    return key;
+    return owned;
 }
 
 std::optional<RegistryLookup> RegistryCache::cached(std::string_view reference, std::string_view identity) const {
-    const std::string key = key_of(reference, identity);
+    std::string owned;
+    const std::string_view key = key_of(reference, identity, owned);
     std::lock_guard lock(mutex_);
     return cached_locked(key, std::chrono::steady_clock::now());
 }
 
 RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline deadline, const PullCredentials& who) const {
-    const std::string key = key_of(reference, who.identity);
+    std::string owned;
+    const std::string_view key = key_of(reference, who.identity, owned);
     std::shared_ptr<Flight> flight;
     bool started = false;
     std::unique_lock lock(mutex_);

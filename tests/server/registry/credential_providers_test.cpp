@@ -3,6 +3,8 @@
 // nonsense, and kept as their answers say.
 #include "../../../src/server/registry/credential_providers.hpp"
 
+#include "../../temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -17,11 +19,6 @@ using namespace std::chrono_literals;
 namespace {
 
 struct PluginDir {
-    PluginDir() {
-        char pattern[] = "/tmp/miw-plugins-XXXXXX";
-        path = mkdtemp(pattern);
-    }
-    ~PluginDir() { std::system(("rm -rf " + path).c_str()); }
     // A plugin: a shell script with this body, executable.
     void write(const std::string& name, const std::string& body) const {
         const std::string file = path + "/" + name;
@@ -35,7 +32,8 @@ struct PluginDir {
         while (std::getline(in, line)) ++n;
         return n;
     }
-    std::string path;
+    miw::test::TempDir temp{"plugins"};
+    const std::string& path = temp.path;
 };
 
 CredentialProvider provider(const std::string& name, std::vector<std::string> match, std::chrono::seconds cache = 0s) {

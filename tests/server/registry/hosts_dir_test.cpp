@@ -3,6 +3,8 @@
 // takes, and a directory that cannot be read stopping the start.
 #include "../../../src/server/registry/hosts_dir.hpp"
 
+#include "../../temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -16,16 +18,12 @@ using namespace miw::server;
 namespace {
 
 struct ConfigPath {
-    ConfigPath() {
-        char pattern[] = "/tmp/miw-certs-d-XXXXXX";
-        path = mkdtemp(pattern);
-    }
-    ~ConfigPath() { std::system(("rm -rf " + path).c_str()); }
+    miw::test::TempDir temp{"certs-d"};
+    const std::string& path = temp.path;
     void write(const std::string& dir, const std::string& name, const std::string& text) const {
         ::mkdir((path + "/" + dir).c_str(), 0755);
         std::ofstream(path + "/" + dir + "/" + name) << text;
     }
-    std::string path;
 };
 
 std::string url(const RegistryHost& h) { return h.url(""); }
