@@ -51,7 +51,9 @@ public:
     RegistryLookup lookup_for(std::string_view reference, const PullSecretsRef& who) const override {
         if (pull_secrets_ == nullptr || planned_ != nullptr) return lookup(reference);
         const auto start = std::chrono::steady_clock::now();
-        PullSecrets::Assembled credentials = pull_secrets_->assemble(who, deadline_);
+        // Half the time left, at most: a slow API leaves the registry the rest.
+        const auto secrets_deadline = start + (deadline_ - start) / 2;
+        PullSecrets::Assembled credentials = pull_secrets_->assemble(who, secrets_deadline);
         RegistryAnswer answer = cache_.lookup_until(reference, deadline_, credentials.credentials);
         metrics_.registry_lookup(answer.lookup, answer.origin == RegistryAnswerOrigin::cache,
                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

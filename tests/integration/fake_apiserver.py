@@ -62,6 +62,7 @@ class FakeApiserver:
         self.service_accounts = {}  # (namespace, name) -> the ServiceAccount object
         self.forbidden_namespaces = set()  # where get on secrets and serviceaccounts is not granted
         self.capacity = {}  # node name -> its status.capacity["ephemeral-storage"]
+        self.secret_delay = 0.0  # seconds before a Secret or ServiceAccount is answered
         self.lock = threading.Lock()
         outer = self
 
@@ -193,6 +194,7 @@ class FakeApiserver:
                     # Only get by name is granted: a list or a watch is 403, as RBAC answers it.
                     if len(parts) != 7 or "?" in self.path or parts[3] in outer.forbidden_namespaces or parts[4] in outer.forbidden_namespaces:
                         return self.answer(403, {"kind": "Status", "code": 403, "reason": "Forbidden"})
+                    time.sleep(outer.secret_delay)
                     store = outer.secrets if parts[5] == "secrets" else outer.service_accounts
                     found = store.get((parts[4], parts[6]))
                     if found is None:

@@ -1147,6 +1147,32 @@ def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name(
 
 
 @test
+def a_slow_or_huge_api_answer_never_holds_a_review():
+    api = pull_secret_api()
+    # A secret of a megabyte (a Secret's most): past what the webhook reads of one.
+    api.put_pull_secret("team-a", "huge", {BASIC.authority: (USER, PASSWORD), **{"pad-%d.example" % i: ("u", "p" * 1000) for i in range(1000)}})
+    s = pull_secret_server(api, "--registry-auth", AUTH_FILE)
+    try:
+        reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
+        r = post_review(s, namespaced_pod_review(reference, "team-a", ["huge"]), "/mutate")
+        assert r["allowed"] and 'the pull secret \"huge\" of namespace team-a is unreadable' in warnings_of(r), r
+        assert "6.0 MiB compressed" in warnings_of(r), r  # the cluster's credentials still serve
+        # An API that answers after the apiserver's timeout: the review is answered within it, the secret named,
+        # and the lookup still made with what the cluster holds (half the time is left to it).
+        api.secret_delay = 3.0
+        started = time.time()
+        resp, data = s.post("/mutate?timeout=2s", json.dumps(namespaced_pod_review(reference, "team-a", ["regcred"])).encode())
+        assert resp.status == 200 and time.time() - started < 2.5, (resp.status, time.time() - started)
+        r = json.loads(data)["response"]
+        assert r["allowed"], r
+        assert 'the pull secret "regcred" of namespace team-a is unreadable: no answer within the deadline' in warnings_of(r), r
+        assert s.get("/healthz")[0] == 200
+    finally:
+        s.stop()
+        api.stop()
+
+
+@test
 def without_pull_secrets_the_api_is_never_asked_for_them():
     api = pull_secret_api()
     s = pull_secret_server(api, "--registry-pull-secrets=false", "--registry-auth", AUTH_FILE)

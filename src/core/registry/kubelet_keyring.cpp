@@ -123,7 +123,7 @@ std::string KubeletKeyring::identity() const {
         }
         held += '\0';
     }
-    // Two hashes of it: 128 bits, so that no two holders share an answer by chance.
+    // Two 64-bit hashes of it, so that no two holders share an answer by chance.
     char out[40];
     const std::size_t first = std::hash<std::string>{}(held);
     held += '\1';
