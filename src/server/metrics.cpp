@@ -194,6 +194,11 @@ void Metrics::node_lookup(std::string_view result) {
     ++node_lookups_[std::string(result)];
 }
 
+void Metrics::pull_secret_read(std::string_view kind, std::string_view result) {
+    std::lock_guard lock(mutex_);
+    ++pull_secret_reads_[{std::string(kind), std::string(result)}];
+}
+
 std::string Metrics::render() const {
     std::string out;
     out.reserve(4096);
@@ -246,6 +251,12 @@ std::string Metrics::render() const {
     if (!apiserver_version_.empty()) out += "miw_apiserver_version_info{version=" + label(apiserver_version_) + "} 1\n";
     header(out, "miw_node_lookups_total", "counter", "Node lookups for the pinned-node check, by result.");
     for (const auto& [result, count] : node_lookups_) out += "miw_node_lookups_total{result=" + label(result) + "} " + std::to_string(count) + "\n";
+    header(out, "miw_pull_secret_reads_total", "counter",
+           "Reads of pull secrets and service accounts from the API (--registry-pull-secrets), by kind and result: read, not-found, forbidden, "
+           "invalid, unreadable, busy.");
+    for (const auto& [key, count] : pull_secret_reads_) {
+        out += "miw_pull_secret_reads_total{kind=" + label(key.first) + ",result=" + label(key.second) + "} " + std::to_string(count) + "\n";
+    }
     header(out, "miw_registry_lookups_total", "counter",
            "Answers of --registry-check given to reviews, by result: found, not-found, digest-mismatch, or why no look could be had.");
     for (std::size_t r = 0; r < kRegistryResults; ++r) {

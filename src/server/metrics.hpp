@@ -40,6 +40,10 @@ public:
     void certificate_reload_failed() { reload_errors_.fetch_add(1, std::memory_order_relaxed); }
     void set_apiserver_version(std::string version);
     void node_lookup(std::string_view result);
+    // One read of a pull secret or service account from the API (kind:
+    // "secret" or "serviceaccount"; result: read, not-found, forbidden,
+    // invalid, unreadable, busy).
+    void pull_secret_read(std::string_view kind, std::string_view result);
     // One answer of --registry-check given to a review: its result, whether
     // the cache had it, and (not from the cache) how long the review waited.
     void registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds);
@@ -90,6 +94,7 @@ private:
     mutable std::mutex mutex_;  // for the rarely written maps below
     std::map<int, std::uint64_t> http_;
     std::map<std::string, std::uint64_t> node_lookups_;
+    std::map<std::pair<std::string, std::string>, std::uint64_t> pull_secret_reads_;  // by kind and result: a few fixed words
     std::string apiserver_version_;
 
     std::atomic<std::int64_t> in_flight_{0};

@@ -128,10 +128,12 @@ public:
                 for (const std::string& note : dir->notes()) Log::instance().write("warning", "registry hosts", {{"note", note}});
             }
             if (client_ && config_.pull_secrets) {
-                pull_secrets_.emplace([client = &*client_](const std::string& path, std::size_t max_body, Deadline deadline) {
-                    KubeClient::Response r = client->get(path, max_body, deadline);
-                    return ApiGetAnswer{r.status, std::move(r.body), std::move(r.error)};
-                });
+                pull_secrets_.emplace(
+                    [client = &*client_](const std::string& path, std::size_t max_body, Deadline deadline) {
+                        KubeClient::Response r = client->get(path, max_body, deadline);
+                        return ApiGetAnswer{r.status, std::move(r.body), std::move(r.error)};
+                    },
+                    PullSecretSettings{}, [metrics = &state_.metrics](std::string_view kind, std::string_view result) { metrics->pull_secret_read(kind, result); });
                 state_.pull_secrets = &*pull_secrets_;
             }
         }

@@ -1141,6 +1141,9 @@ def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name(
         reads = secret_reads(api)
         assert reads and all("?" not in p and len(p.split("/")) == 7 for p in reads), reads
         assert not any("nodes" in p for p in reads), reads
+        assert s.metric('miw_pull_secret_reads_total{kind="secret",result="forbidden"}') == 1
+        assert s.metric('miw_pull_secret_reads_total{kind="secret",result="not-found"}') == 2
+        assert s.metric('miw_pull_secret_reads_total{kind="secret",result="read"}') == 1
     finally:
         s.stop()
         api.stop()

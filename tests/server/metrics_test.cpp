@@ -83,6 +83,9 @@ TEST_CASE("connections, HTTP answers, lookups and the apiserver version are expo
     m.observe_http(404);
     m.observe_http(503);
     m.node_lookup("found");
+    m.pull_secret_read("secret", "forbidden");
+    m.pull_secret_read("secret", "forbidden");
+    m.pull_secret_read("serviceaccount", "read");
     m.set_apiserver_version("v1.35.2");
     const std::string text = m.render();
     CHECK(m.open_connections() == 1);
@@ -92,6 +95,8 @@ TEST_CASE("connections, HTTP answers, lookups and the apiserver version are expo
     CHECK_THAT(text, Catch::Contains("miw_http_responses_total{code=\"404\"} 2\n"));
     CHECK_THAT(text, Catch::Contains("miw_http_responses_total{code=\"503\"} 1\n"));
     CHECK_THAT(text, Catch::Contains("miw_node_lookups_total{result=\"found\"} 1\n"));
+    CHECK_THAT(text, Catch::Contains("miw_pull_secret_reads_total{kind=\"secret\",result=\"forbidden\"} 2\n"));
+    CHECK_THAT(text, Catch::Contains("miw_pull_secret_reads_total{kind=\"serviceaccount\",result=\"read\"} 1\n"));
     CHECK_THAT(text, Catch::Contains("miw_apiserver_version_info{version=\"v1.35.2\"} 1\n"));
     CHECK_THAT(text, Catch::Contains("# HELP process_resident_memory_bytes"));
 }

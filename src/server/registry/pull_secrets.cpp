@@ -27,6 +27,14 @@ std::string status_words(int status, std::string_view kind) {
 }  // namespace
 
 PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline) const {
+    std::string_view result;
+    Read out = fetch_unobserved(kind, namespace_name, name, deadline, result);
+    if (observe_ && !result.empty()) observe_(kind == kSecrets ? "secret" : "serviceaccount", result);
+    return out;
+}
+
+PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline,
+                                                std::string_view& result) const {
     Read out;
     if (!is_object_name(namespace_name) || !is_object_name(name)) {
         out.problem = "not a valid object name, so not read";
@@ -39,6 +47,7 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
         if (!read_slot_.wait_until(lock, deadline, [&] { return reading_ < settings_.max_reads; })) {
             out.problem = "unread: the webhook's reads of the API were all taken until the review's deadline";
             out.keep = false;
+            result = "busy";
             return out;
         }
         ++reading_;
@@ -53,6 +62,7 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
     if (!a.error.empty() || a.status == 0) {
         out.problem = "unreadable: " + (a.error.empty() ? std::string("no answer") : a.error);
         out.keep = false;  // the API's absence, not its answer: asked again next time
+        result = "unreadable";
         return out;
     }
     const bool secret = kind == kSecrets;
@@ -60,13 +70,16 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
         // A Pod's service account exists (the apiserver refuses the Pod
         // otherwise); a template's may not yet: either way, no secrets of its.
         if (secret) out.problem = "not found";
+        result = "not-found";
         return out;
     }
     if (a.status != 200) {
         out.problem = "unreadable: " + status_words(a.status, kind);
-        out.keep = a.status == 403 || a.status == 404;
+        out.keep = a.status == 403;
+        result = a.status == 403 ? "forbidden" : "unreadable";
         return out;
     }
+    result = "invalid";
     if (secret) {
         Result<KubeletKeyring> keyring = read_pull_secret(a.body);
         if (!keyring) {
@@ -76,6 +89,7 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
         out.identity = keyring->identity();
         out.bytes = keyring->bytes() + out.identity.size();
         out.keyring = std::make_shared<const KubeletKeyring>(std::move(*keyring));
+        result = "read";
         return out;
     }
     Result<std::vector<std::string>> names = read_service_account_pull_secrets(a.body);
@@ -86,6 +100,7 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
     out.names = std::move(*names);
     out.bytes = sizeof out;
     for (const std::string& n : out.names) out.bytes += sizeof n + n.size();
+    result = "read";
     return out;
 }
 

@@ -32,6 +32,9 @@ struct ApiGetAnswer {
     std::string error;
 };
 using ApiGet = std::function<ApiGetAnswer(const std::string& path, std::size_t max_body, Deadline deadline)>;
+// Told of each read's outcome: kind "secret" or "serviceaccount"; result
+// read, not-found, forbidden, invalid, unreadable or busy (for the metrics).
+using ReadObserver = std::function<void(std::string_view kind, std::string_view result)>;
 
 // A registry Secret is a few hundred bytes to a few KiB; one over this is
 // not read (the memory budget counts it, docs/operations.md).
@@ -46,7 +49,8 @@ struct PullSecretSettings {
 
 class PullSecrets {
 public:
-    PullSecrets(ApiGet get, PullSecretSettings settings = {}) : get_(std::move(get)), settings_(settings) {}
+    PullSecrets(ApiGet get, PullSecretSettings settings = {}, ReadObserver observe = {})
+        : get_(std::move(get)), settings_(settings), observe_(std::move(observe)) {}
 
     struct Assembled {
         PullCredentials credentials;  // empty identity: no credentials beyond the node's
@@ -82,8 +86,12 @@ private:
     Read fetch(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline) const;
     void keep_locked(const std::string& key, const std::shared_ptr<Entry>& entry) const;
 
+    Read fetch_unobserved(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline,
+                          std::string_view& result) const;
+
     ApiGet get_;
     PullSecretSettings settings_;
+    ReadObserver observe_;
     mutable std::mutex mutex_;
     mutable std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
     mutable std::size_t bytes_ = 0;

@@ -292,3 +292,18 @@ TEST_CASE("pull secrets: a few reads of the API at once, whatever a namespace's 
     secrets.assemble({"team-a", {"two"}, {}}, soon());
     CHECK(secrets.api_reads() == 2);
 }
+
+TEST_CASE("pull secrets: each read of the API is told by kind and result, a kept answer is not", "[pull_secrets]") {
+    ScriptedApi api;
+    api.put(kAccounts + "default", service_account({"regcred", "gone", "opaque", "locked"}));
+    api.put(kSecrets + "regcred", secret("regcred", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "pw")));
+    api.put(kSecrets + "opaque", secret("opaque", "Opaque", "{}"));
+    api.answers[kSecrets + "locked"] = {403, "{}", ""};
+    std::map<std::string, int> told;
+    PullSecrets secrets(api.get(), {}, [&](std::string_view kind, std::string_view result) { ++told[std::string(kind) + " " + std::string(result)]; });
+    secrets.assemble({"team-a", {}, {}}, soon());
+    secrets.assemble({"team-a", {}, {}}, soon());  // all kept: nothing read
+    secrets.assemble({"team-a", {"../x"}, {}}, soon());  // never asked: nothing told
+    CHECK(told == std::map<std::string, int>{
+                      {"serviceaccount read", 1}, {"secret read", 1}, {"secret not-found", 1}, {"secret invalid", 1}, {"secret forbidden", 1}});
+}
