@@ -1,7 +1,7 @@
 // Registry truth (design.md 1.6): whether a pinned digest exists in its
 // registry, and how large the image is. The rules ask a RegistrySource; the
 // server's and the offline commands' source is the OCI distribution client
-// (src/server/registry_client.cpp) behind a RegistryCache.
+// (src/server/registry/client.cpp) behind a RegistryCache.
 #pragma once
 
 #include <cstdint>
