@@ -138,7 +138,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             found.facts.config_media_type = manifest->config_media_type;
             found.facts.artifact_type = manifest->artifact_type;
             found.facts.layer_kinds = manifest->layer_kinds;
-            (void)miw::not_an_image(found.facts);
+            // What decides it is among the types it names.
+            if (const auto artifact = miw::not_an_image(found.facts); artifact && (artifact->deciding.empty() || artifact->found.find(artifact->deciding) == std::string::npos)) {
+                std::abort();
+            }
             const std::optional<miw::DiskEstimate> disk = miw::disk_estimate(found);
             if (!disk) std::abort();
         }

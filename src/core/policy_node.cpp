@@ -45,7 +45,7 @@ std::vector<std::string> disk_warnings(const AdmissionRequest& req, const PodSpe
     if (reference.empty()) return {};
     const RegistryLookup found = registry->lookup_for(reference, PullSecretsRef{req.namespace_name, spec.image_pull_secrets, spec.service_account_name});
     const std::optional<DiskEstimate> disk = disk_estimate(found);
-    if (!disk || !not_an_image(found.facts).empty()) return {};
+    if (!disk || not_an_image(found.facts)) return {};
     std::optional<std::string> warning = disk_warning(node, *info.ephemeral_storage_bytes, disk->bytes);
     if (!warning) return {};
     return {std::move(*warning)};

@@ -29,10 +29,13 @@ LayerForm layer_form(std::string_view media_type);
 // Whether a config media type is an image's (OCI or Docker schema 2).
 bool is_image_config(std::string_view media_type);
 
-// Why containerd cannot mount what the facts describe, in a few words naming
-// the types found; empty when it can, or when the facts cannot tell (an
-// index without the --registry-platform entry).
-std::string not_an_image(const ManifestFacts& facts);
+// Why containerd cannot mount what the facts describe; nullopt when it can,
+// or when the facts cannot tell (an index without the --registry-platform entry).
+struct NotAnImage {
+    std::string found;  // every type that tells: "artifactType A, config C, layer L"
+    std::string deciding;  // the one that decides it: "config C", else "layer L"
+};
+std::optional<NotAnImage> not_an_image(const ManifestFacts& facts);
 
 struct DiskEstimate {
     std::uint64_t bytes = 0;  // on the node's disk, about

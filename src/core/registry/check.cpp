@@ -69,15 +69,6 @@ std::string refusal_words(const RegistryLookup& found) {
            "): the image cannot be pulled as pinned; check the registry or any mirror in front of it";
 }
 
-// The config's type where it is not an image's, else the first layer's that is no tar.
-std::string deciding_type(const ManifestFacts& facts) {
-    if (!is_image_config(facts.config_media_type)) return "config " + facts.config_media_type;
-    for (const LayerKind& kind : facts.layer_kinds) {
-        if (layer_form(kind.media_type) == LayerForm::not_a_layer) return "layer " + kind.media_type;
-    }
-    return "config " + facts.config_media_type;
-}
-
 std::string not_an_image_words(const std::string& types) {
     return "the registry holds an OCI artifact, not an image (" + types +
            "): containerd mounts only images (an image config and tar layers) as image volumes, so the Pod would fail on every node; "
@@ -112,9 +103,9 @@ RegistryVerdict check_in_registry(std::string_view field, std::string_view refer
     }
     switch (found.status) {
         case RegistryLookupStatus::found: {
-            if (std::string types = not_an_image(found.facts); !types.empty()) {
+            if (const std::optional<NotAnImage> artifact = not_an_image(found.facts)) {
                 if (mode == RegistryCheck::deny) {
-                    out.refusal = not_an_image_words(types);
+                    out.refusal = not_an_image_words(artifact->found);
                     out.rule = &kRegistryNotAnImage;
                 } else {
                     // The deny words do not fit a warning: the type that decides it, and what to do.
@@ -122,7 +113,7 @@ RegistryVerdict check_in_registry(std::string_view field, std::string_view refer
                                                .say(": --registry-check deny would refuse this (")
                                                .say(kRegistryNotAnImage.id)
                                                .say("): an OCI artifact (")
-                                               .bare(deciding_type(found.facts), 62)
+                                               .bare(artifact->deciding, 62)
                                                .say("), not an image containerd mounts: rebuild it FROM scratch with COPY")
                                                .text());
                 }

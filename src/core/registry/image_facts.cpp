@@ -1,5 +1,6 @@
 #include "model_image_webhook/registry/image_facts.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace miw {
@@ -38,28 +39,24 @@ bool is_image_config(std::string_view media_type) {
     return media_type == "application/vnd.oci.image.config.v1+json" || media_type == "application/vnd.docker.container.image.v1+json";
 }
 
-std::string not_an_image(const ManifestFacts& facts) {
-    if (facts.config_media_type.empty()) return {};  // no image manifest was read: nothing to judge
-    std::string found;
-    const auto say = [&](std::string_view what, std::string_view type) {
-        if (!found.empty()) found += ", ";
-        found += what;
-        found += ' ';
-        found += type;
-    };
+std::optional<NotAnImage> not_an_image(const ManifestFacts& facts) {
+    if (facts.config_media_type.empty()) return std::nullopt;  // no image manifest was read: nothing to judge
     const bool config_ok = is_image_config(facts.config_media_type);
-    const LayerKind* bad_layer = nullptr;
-    for (const LayerKind& kind : facts.layer_kinds) {
-        if (layer_form(kind.media_type) == LayerForm::not_a_layer) {
-            bad_layer = &kind;
-            break;
-        }
-    }
-    if (config_ok && bad_layer == nullptr) return {};
+    const auto bad_layer = std::find_if(facts.layer_kinds.begin(), facts.layer_kinds.end(),
+                                        [](const LayerKind& kind) { return layer_form(kind.media_type) == LayerForm::not_a_layer; });
+    if (config_ok && bad_layer == facts.layer_kinds.end()) return std::nullopt;
+    NotAnImage out;
+    const auto say = [&](std::string_view what, std::string_view type) {
+        if (!out.found.empty()) out.found += ", ";
+        out.found += what;
+        out.found += ' ';
+        out.found += type;
+    };
     if (!facts.artifact_type.empty()) say("artifactType", facts.artifact_type);
     if (!config_ok) say("config", facts.config_media_type);
-    if (bad_layer != nullptr) say("layer", bad_layer->media_type);
-    return found;
+    if (bad_layer != facts.layer_kinds.end()) say("layer", bad_layer->media_type);
+    out.deciding = !config_ok ? "config " + facts.config_media_type : "layer " + bad_layer->media_type;
+    return out;
 }
 
 std::optional<DiskEstimate> disk_estimate(const RegistryLookup& found) {
