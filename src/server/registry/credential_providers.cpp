@@ -1,5 +1,7 @@
 #include "credential_providers.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -19,13 +21,12 @@ namespace miw::server {
 
 namespace {
 
-// A plugin's words in a warning: printable, one line, short; plugins write
-// their errors there, never a credential they could not get.
-std::string printable_line(std::string_view text, std::size_t limit = 160) {
+// A plugin's words in a warning: its first line, printable and short;
+// plugins write their errors there, never a credential they could not get.
+std::string first_line_shown(std::string_view text, std::size_t limit = 160) {
     text = text.substr(0, text.find('\n'));
     std::string out;
-    for (const char c : text.substr(0, limit)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-    if (text.size() > limit) out += "...";
+    if (append_printable(out, text, limit) < text.size()) out += "...";
     return out;
 }
 
@@ -188,7 +189,7 @@ PluginRun run_plugin(const std::string& path, const std::vector<std::string>& ar
     if (run.timed_out) run.error = "it did not answer within the time allowed and was stopped";
     else if (run.too_large) run.error = "it wrote more than " + std::to_string(max_out) + " bytes";
     else if (run.exit_code != 0) run.error = "it exited with " + (run.exit_code < 0 ? std::string("a signal") : std::to_string(run.exit_code)) +
-                                              (err.empty() ? std::string() : ": " + printable_line(err));
+                                              (err.empty() ? std::string() : ": " + first_line_shown(err));
     return run;
 }
 
@@ -214,7 +215,9 @@ Result<KubeletKeyring> CredentialProviders::keyring_of(const Plugin& plugin, con
         std::lock_guard lock(plugin.kept_mutex);
         const auto now = std::chrono::steady_clock::now();
         // Any key type: what the last answer said it is kept by.
-        for (const std::string& key : {image, image.substr(0, image.find('/')), std::string()}) {
+        using Key = CredentialProviderResponse::CacheKey;
+        for (const Key type : {Key::image, Key::registry, Key::global}) {
+            const std::string key = provider_cache_key(type, image);
             if (const auto it = plugin.kept.find(key); it != plugin.kept.end() && it->second.expires > now) return it->second.keyring;
         }
         return std::nullopt;
