@@ -58,7 +58,7 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
 std::string_view RegistryCache::key_of(std::string_view reference, std::string_view identity, std::string& owned) {
     // A canonical reference looked up with the node's credentials is its own key: no copy on the warm path.
     if (identity.empty() && is_canonical_reference(reference)) return reference;
-    owned = is_canonical_reference(reference) ? std::string(reference) : canonical_reference(reference);
+    owned = canonical_reference(reference);
     if (!identity.empty()) {
         owned += '\n';  // in no reference
         owned += identity;

@@ -150,10 +150,9 @@ struct CurlTransport::Impl {
         }
     }
 
-    // A host's CA files' certificates, read at their first use and kept;
-    // null when one of them holds none.
-    const std::vector<X509*>* roots_of(const std::vector<std::string>& paths) const {
-        const std::string key = joined(paths);
+    // A host's CA files' certificates (key: the paths joined), read at their
+    // first use and kept; null when one of them holds none.
+    const std::vector<X509*>* roots_of(const std::string& key, const std::vector<std::string>& paths) const {
         std::lock_guard lock(host_roots_mutex);
         auto it = host_roots.find(key);
         if (it == host_roots.end()) {
@@ -181,8 +180,6 @@ struct CurlTransport::Impl {
 
     static void lock(CURL*, curl_lock_data data, curl_lock_access, void* user) { static_cast<Impl*>(user)->share_locks[data].lock(); }
     static void unlock(CURL*, curl_lock_data data, void* user) { static_cast<Impl*>(user)->share_locks[data].unlock(); }
-
-    static std::string profile_of(const HttpRequest& request) { return request.skip_verify ? std::string("\n") : joined(request.ca_files); }
 
     CURL* take(const std::string& profile) const {
         {
@@ -214,14 +211,16 @@ struct CurlTransport::Impl {
         const std::string authority = authority_of(request.url);
         if (left <= 0) return failed(RegistryFailure::timeout, "no time was left to ask " + authority);
         ExtraRoots roots{extra_roots.empty() ? nullptr : &extra_roots, nullptr};
+        const std::string host_cas = joined(request.ca_files);
         if (!request.ca_files.empty()) {
-            roots.this_host = roots_of(request.ca_files);
+            roots.this_host = roots_of(host_cas, request.ca_files);
             if (roots.this_host == nullptr) {
                 return failed(RegistryFailure::tls, "a CA file of " + authority + " (" + request.ca_files.front() + (request.ca_files.size() > 1 ? ", ..." : "") +
                                                         ") cannot be read or holds no PEM certificate");
             }
         }
-        const std::string profile = profile_of(request);
+        // The TLS profile the handle's connections were made under: its own CAs, or none verified.
+        const std::string profile = request.skip_verify ? std::string("\n") : host_cas;
         CURL* h = take(profile);
         if (h == nullptr) return failed(RegistryFailure::unreachable, "no HTTP client could be made (out of memory?)");
         Exchange x;
