@@ -54,11 +54,9 @@ public:
         // Half the time left, at most: a slow API leaves the registry the rest.
         const auto secrets_deadline = start + (deadline_ - start) / 2;
         PullSecrets::Assembled credentials = pull_secrets_->assemble(who, secrets_deadline);
-        RegistryAnswer answer = cache_.lookup_until(reference, deadline_, credentials.credentials);
-        metrics_.registry_lookup(answer.lookup, answer.origin == RegistryAnswerOrigin::cache,
-                                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        answer.lookup.credential_notes = std::move(credentials.notes);
-        return std::move(answer.lookup);
+        RegistryLookup found = look(reference, credentials.credentials, start);
+        found.credential_notes = std::move(credentials.notes);
+        return found;
     }
 
     RegistryLookup lookup(std::string_view reference) const override {
@@ -79,14 +77,18 @@ public:
             metrics_.registry_lookup(unforeseen, false, 0);
             return unforeseen;
         }
-        const auto start = std::chrono::steady_clock::now();
-        RegistryAnswer answer = cache_.lookup_until(reference, deadline_);
+        return look(reference, PullCredentials{}, std::chrono::steady_clock::now());
+    }
+
+private:
+    // The cache, and past it a look to the request's deadline, counted with the time since `start`.
+    RegistryLookup look(std::string_view reference, const PullCredentials& who, std::chrono::steady_clock::time_point start) const {
+        RegistryAnswer answer = cache_.lookup_until(reference, deadline_, who);
         metrics_.registry_lookup(answer.lookup, answer.origin == RegistryAnswerOrigin::cache,
                                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         return std::move(answer.lookup);
     }
 
-private:
     const RegistryCache& cache_;
     const PullSecrets* pull_secrets_;
     std::chrono::steady_clock::time_point deadline_;

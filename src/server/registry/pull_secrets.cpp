@@ -27,14 +27,6 @@ std::string status_words(int status, std::string_view kind) {
 }  // namespace
 
 PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline) const {
-    std::string_view result;
-    Read out = fetch_unobserved(kind, namespace_name, name, deadline, result);
-    if (observe_ && !result.empty()) observe_(kind == kSecrets ? "secret" : "serviceaccount", result);
-    return out;
-}
-
-PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline,
-                                                std::string_view& result) const {
     Read out;
     if (!is_object_name(namespace_name) || !is_object_name(name)) {
         out.problem = "not a valid object name, so not read";
@@ -47,7 +39,7 @@ PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::st
         if (!read_slot_.wait_until(lock, deadline, [&] { return reading_ < settings_.max_reads; })) {
             out.problem = "unread: the webhook's reads of the API were all taken until the review's deadline";
             out.keep = false;
-            result = "busy";
+            out.outcome = "busy";
             return out;
         }
         ++reading_;
@@ -62,7 +54,7 @@ PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::st
     if (!a.error.empty() || a.status == 0) {
         out.problem = "unreadable: " + (a.error.empty() ? std::string("no answer") : a.error);
         out.keep = false;  // the API's absence, not its answer: asked again next time
-        result = "unreadable";
+        out.outcome = "unreadable";
         return out;
     }
     const bool secret = kind == kSecrets;
@@ -70,16 +62,16 @@ PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::st
         // A Pod's service account exists (the apiserver refuses the Pod
         // otherwise); a template's may not yet: either way, no secrets of its.
         if (secret) out.problem = "not found";
-        result = "not-found";
+        out.outcome = "not-found";
         return out;
     }
     if (a.status != 200) {
         out.problem = "unreadable: " + status_words(a.status, kind);
         out.keep = a.status == 403;
-        result = a.status == 403 ? "forbidden" : "unreadable";
+        out.outcome = a.status == 403 ? "forbidden" : "unreadable";
         return out;
     }
-    result = "invalid";
+    out.outcome = "invalid";
     if (secret) {
         Result<KubeletKeyring> keyring = read_pull_secret(a.body);
         if (!keyring) {
@@ -89,7 +81,7 @@ PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::st
         out.identity = keyring->identity();
         out.bytes = keyring->bytes() + out.identity.size();
         out.keyring = std::make_shared<const KubeletKeyring>(std::move(*keyring));
-        result = "read";
+        out.outcome = "read";
         return out;
     }
     Result<std::vector<std::string>> names = read_service_account_pull_secrets(a.body);
@@ -100,7 +92,7 @@ PullSecrets::Read PullSecrets::fetch_unobserved(const std::string& kind, std::st
     out.names = std::move(*names);
     out.bytes = sizeof out;
     for (const std::string& n : out.names) out.bytes += sizeof n + n.size();
-    result = "read";
+    out.outcome = "read";
     return out;
 }
 
@@ -159,6 +151,7 @@ PullSecrets::Read PullSecrets::read_object(const std::string& kind, std::string_
         entries_.emplace(key, entry);
     }
     Read read = fetch(kind, namespace_name, name, deadline);
+    if (observe_ && !read.outcome.empty()) observe_(kind == kSecrets ? "secret" : "serviceaccount", read.outcome);
     std::lock_guard lock(mutex_);
     entry->read = read;
     entry->done = true;

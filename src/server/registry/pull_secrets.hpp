@@ -73,6 +73,7 @@ private:
         std::vector<std::string> names;
         std::string problem;  // empty: read (a ServiceAccount not found reads as no names)
         bool keep = true;  // an answer of the API, not a failure to reach it
+        std::string_view outcome;  // for the observer: read, not-found, forbidden, invalid, unreadable, busy; empty: the API was not asked
         std::size_t bytes = 0;
     };
     struct Entry {
@@ -85,9 +86,6 @@ private:
     Read read_object(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline) const;
     Read fetch(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline) const;
     void keep_locked(const std::string& key, const std::shared_ptr<Entry>& entry) const;
-
-    Read fetch_unobserved(const std::string& kind, std::string_view namespace_name, std::string_view name, Deadline deadline,
-                          std::string_view& result) const;
 
     ApiGet get_;
     PullSecretSettings settings_;
