@@ -7,6 +7,7 @@ hostile registry written here: huge, slow, redirecting, lying answers.
 Usage: registry_test.py BINARY REPO [ONLY]. Exits 77 (skipped) when
 docker-registry is not installed (scripts/setup-debian.sh installs it)."""
 import base64
+import contextlib
 import hashlib
 import http.server
 import json
@@ -1043,6 +1044,21 @@ def pull_secret_server(api, *flags):
                            "--watch-nodes=false", "--watch-artifacts=false", *flags)
 
 
+@contextlib.contextmanager
+def pull_secret_serving(api, *flags):
+    """The webhook served in front of the stand-in API; both stopped at the end."""
+    try:
+        s = pull_secret_server(api, *flags)
+    except BaseException:
+        api.stop()
+        raise
+    try:
+        yield s
+    finally:
+        s.stop()
+        api.stop()
+
+
 def secret_reads(api):
     return [p for p in api.requests if "/secrets" in p or "/serviceaccounts" in p]
 
@@ -1050,8 +1066,7 @@ def secret_reads(api):
 @test
 def a_pods_pull_secret_opens_its_registry_and_an_unknown_digest_is_then_refused():
     api = pull_secret_api()
-    s = pull_secret_server(api)
-    try:
+    with pull_secret_serving(api) as s:
         r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
         assert r["allowed"] and "patch" in r and "6.0 MiB compressed" in warnings_of(r), r
         r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", ZERO_DIGEST), "team-a", ["regcred"]), "/mutate")
@@ -1065,9 +1080,6 @@ def a_pods_pull_secret_opens_its_registry_and_an_unknown_digest_is_then_refused(
         assert "/api/v1/namespaces/team-a/secrets/regcred" in api.requests
         assert "/api/v1/namespaces/team-b/serviceaccounts/default" in api.requests
         output = s.output()
-    finally:
-        s.stop()
-        api.stop()
     assert '"registryPullSecrets":true' in output, output
     for secret in (PASSWORD, base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode(), "an-old-password"):
         assert secret not in output, output
@@ -1076,8 +1088,7 @@ def a_pods_pull_secret_opens_its_registry_and_an_unknown_digest_is_then_refused(
 @test
 def pull_secrets_are_tried_in_order_until_one_is_not_refused():
     api = pull_secret_api()
-    s = pull_secret_server(api)
-    try:
+    with pull_secret_serving(api) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["stale"]), "/mutate")
         assert r["allowed"] and "unauthorized" in warnings_of(r) and "refused the credentials" in warnings_of(r), r
@@ -1087,16 +1098,12 @@ def pull_secrets_are_tried_in_order_until_one_is_not_refused():
         # A legacy kubernetes.io/dockercfg secret is read too.
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["legacy"]), "/mutate")
         assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
-    finally:
-        s.stop()
-        api.stop()
 
 
 @test
 def the_service_accounts_secrets_serve_pods_templates_and_model_artifacts():
     api = pull_secret_api()
-    s = pull_secret_server(api)
-    try:
+    with pull_secret_serving(api) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", service_account="puller"), "/mutate")
         assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
@@ -1112,17 +1119,13 @@ def the_service_accounts_secrets_serve_pods_templates_and_model_artifacts():
         assert "/api/v1/namespaces/models/serviceaccounts/default" in api.requests
         # The service account was read once for the Pod and the Deployment (kept for seconds).
         assert api.requests.count("/api/v1/namespaces/team-a/serviceaccounts/puller") == 1, secret_reads(api)
-    finally:
-        s.stop()
-        api.stop()
 
 
 @test
 def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name():
     api = pull_secret_api()
     api.forbidden_namespaces.add("locked")
-    s = pull_secret_server(api)
-    try:
+    with pull_secret_serving(api) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["typo-cred", "regcred"]), "/mutate")
         assert r["allowed"] and 'the pull secret \"typo-cred\" of namespace team-a is not found' in warnings_of(r), r
@@ -1144,9 +1147,6 @@ def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name(
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="forbidden"}') == 1
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="not-found"}') == 2
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="read"}') == 1
-    finally:
-        s.stop()
-        api.stop()
 
 
 @test
@@ -1154,8 +1154,7 @@ def a_slow_or_huge_api_answer_never_holds_a_review():
     api = pull_secret_api()
     # A secret of a megabyte (a Secret's most): past what the webhook reads of one.
     api.put_pull_secret("team-a", "huge", {BASIC.authority: (USER, PASSWORD), **{"pad-%d.example" % i: ("u", "p" * 1000) for i in range(1000)}})
-    s = pull_secret_server(api, "--registry-auth", AUTH_FILE)
-    try:
+    with pull_secret_serving(api, "--registry-auth", AUTH_FILE) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["huge"]), "/mutate")
         assert r["allowed"] and 'the pull secret \"huge\" of namespace team-a is unreadable' in warnings_of(r), r
@@ -1170,23 +1169,16 @@ def a_slow_or_huge_api_answer_never_holds_a_review():
         assert r["allowed"], r
         assert 'the pull secret "regcred" of namespace team-a is unreadable: no answer within the deadline' in warnings_of(r), r
         assert s.get("/healthz")[0] == 200
-    finally:
-        s.stop()
-        api.stop()
 
 
 @test
 def without_pull_secrets_the_api_is_never_asked_for_them():
     api = pull_secret_api()
-    s = pull_secret_server(api, "--registry-pull-secrets=false", "--registry-auth", AUTH_FILE)
-    try:
+    with pull_secret_serving(api, "--registry-pull-secrets=false", "--registry-auth", AUTH_FILE) as s:
         r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
         assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
         assert secret_reads(api) == [], api.requests
         assert '"registryPullSecrets":false' in s.output()
-    finally:
-        s.stop()
-        api.stop()
     done = subprocess.run([BINARY, "serve", "--tls-cert", os.path.join(st.CERTS, "tls.crt"), "--tls-key", os.path.join(st.CERTS, "tls.key"),
                            "--kube-version", "v1.35.0", "--listen", "127.0.0.1:0", "--registry-check", "warn", "--registry-pull-secrets=true"],
                           capture_output=True, timeout=10)
@@ -1209,8 +1201,7 @@ def a_pinned_pods_node_is_warned_when_its_disk_cannot_hold_the_model():
     for name, capacity in (("gpu-small", "20Gi"), ("gpu-tight", "29360128Ki"), ("gpu-roomy", "1844284980Ki")):
         api.nodes[name] = ("v1.35.1", "containerd://2.1.4")
         api.capacity[name] = capacity
-    s = pull_secret_server(api, "--registry-auth", AUTH_FILE)
-    try:
+    with pull_secret_serving(api, "--registry-auth", AUTH_FILE) as s:
         reference = ref(BASIC, "models/docker", DOCKER_IMAGE)  # 25.4 GiB on disk
         r = post_review(s, pinned_pod_review(reference, "gpu-small"))
         assert r["allowed"], r
@@ -1220,9 +1211,6 @@ def a_pinned_pods_node_is_warned_when_its_disk_cannot_hold_the_model():
         assert r["allowed"] and "over 85% of the 28.0 GiB on node \"gpu-tight\": past the kubelet's imageGCHighThresholdPercent" in warnings_of(r), r
         r = post_review(s, pinned_pod_review(reference, "gpu-roomy"))
         assert r["allowed"] and "on disk" not in warnings_of(r), r
-    finally:
-        s.stop()
-        api.stop()
     # Offline, the Nodes from a file.
     nodes = os.path.join(WORK, "nodes-disk.json")
     with open(nodes, "w") as f:
