@@ -105,6 +105,11 @@ TEST_CASE("keyrings asked in order: a Pod's pull secrets before the cluster's", 
     const UnionKeyring both({&pod, &cluster});
     CHECK(users(both.lookup("registry.example.com", "team/qwen")) == std::vector<std::string>{"pod-secret", "cluster"});
     CHECK(users(both.lookup("other.example.com", "team/qwen")) == std::vector<std::string>{"cluster-other"});
+    // One credential in both: given once, where it first stands.
+    cluster.add("registry.example.com", {"pod-secret", "a"});
+    CHECK(users(both.lookup("registry.example.com", "team/qwen")) == std::vector<std::string>{"pod-secret", "cluster"});
+    CHECK(users(both.lookup_until("registry.example.com", "team/qwen", std::chrono::steady_clock::now()).credentials) ==
+          std::vector<std::string>{"pod-secret", "cluster"});
 }
 
 TEST_CASE("several pull secrets make one keyring, its most specific keys first", "[kubelet_keyring]") {

@@ -47,7 +47,9 @@ private:
     std::vector<std::string> index_;  // every key once, reverse sorted
 };
 
-// The keyrings asked in order, their answers put one after another.
+// The keyrings asked in order, their answers put one after another; a
+// credential two of them hold (a pull secret and --registry-auth alike) is
+// given once, where it first stands.
 class UnionKeyring : public Keyring {
 public:
     explicit UnionKeyring(std::vector<const Keyring*> parts) : parts_(std::move(parts)) {}

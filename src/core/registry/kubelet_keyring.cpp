@@ -161,11 +161,22 @@ std::vector<RegistryCredential> KubeletKeyring::lookup(std::string_view registry
     return lookup_image(image);
 }
 
+namespace {
+
+void append_new(std::vector<RegistryCredential>& out, std::vector<RegistryCredential>& found) {
+    for (RegistryCredential& c : found) {
+        const bool held = std::any_of(out.begin(), out.end(), [&](const RegistryCredential& k) { return k.username == c.username && k.password == c.password; });
+        if (!held) out.push_back(std::move(c));
+    }
+}
+
+}  // namespace
+
 std::vector<RegistryCredential> UnionKeyring::lookup(std::string_view registry, std::string_view repository) const {
     std::vector<RegistryCredential> out;
     for (const Keyring* part : parts_) {
         std::vector<RegistryCredential> found = part->lookup(registry, repository);
-        out.insert(out.end(), std::make_move_iterator(found.begin()), std::make_move_iterator(found.end()));
+        append_new(out, found);
     }
     return out;
 }
@@ -174,7 +185,7 @@ KeyringAnswer UnionKeyring::lookup_until(std::string_view registry, std::string_
     KeyringAnswer out;
     for (const Keyring* part : parts_) {
         KeyringAnswer found = part->lookup_until(registry, repository, deadline);
-        out.credentials.insert(out.credentials.end(), std::make_move_iterator(found.credentials.begin()), std::make_move_iterator(found.credentials.end()));
+        append_new(out.credentials, found.credentials);
         if (!found.problem.empty()) out.problem += (out.problem.empty() ? "" : "; ") + found.problem;
     }
     return out;

@@ -1,5 +1,6 @@
 #include "authorizer.hpp"
 
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/registry/token_lifetime.hpp"
 #include "model_image_webhook/registry/url.hpp"
 #include "model_image_webhook/registry_answers.hpp"
@@ -165,16 +166,9 @@ HttpResponse Authorizer::send(const RegistryHost& host, std::string_view reposit
     request.skip_verify = host.skip_verify;
     // Matched by the registry's name where this is the registry's own host, as the kubelet matches an image.
     const std::string keyring_name = host.keyring_name.empty() ? host.authority() : host.keyring_name;
-    KeyringAnswer keys;
-    if (first != nullptr) keys = first->lookup_until(keyring_name, repository, deadline);
-    KeyringAnswer node = keyring_.lookup_until(keyring_name, repository, deadline);
-    for (RegistryCredential& c : node.credentials) {
-        // One credential held twice (a pull secret and --registry-auth alike) is tried once.
-        const bool held = std::any_of(keys.credentials.begin(), keys.credentials.end(),
-                                      [&](const RegistryCredential& k) { return k.username == c.username && k.password == c.password; });
-        if (!held) keys.credentials.push_back(std::move(c));
-    }
-    if (!node.problem.empty()) keys.problem += (keys.problem.empty() ? "" : "; ") + node.problem;
+    // The Pod's pull secrets before the node's keyring, as the kubelet unions them.
+    const KeyringAnswer keys = first != nullptr ? UnionKeyring({first, &keyring_}).lookup_until(keyring_name, repository, deadline)
+                                                : keyring_.lookup_until(keyring_name, repository, deadline);
     HttpResponse answer;
     if (keys.credentials.empty()) {
         answer = attempt(host, repository, nullptr, request, deadline);
