@@ -56,6 +56,13 @@ struct ScriptedApi {
 
 Deadline soon() { return std::chrono::steady_clock::now() + 5s; }
 
+// Until the API has been asked `n` times (a read under way counts): a thread
+// started a moment ago may not have begun, on a loaded or sanitized build.
+void wait_for_reads(const PullSecrets& secrets, std::size_t n) {
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (secrets.api_reads() < n && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+}
+
 const std::string kSecrets = "/api/v1/namespaces/team-a/secrets/";
 const std::string kAccounts = "/api/v1/namespaces/team-a/serviceaccounts/";
 
@@ -196,14 +203,14 @@ TEST_CASE("pull secrets: answers are kept for the TTL, and read again after it",
     ScriptedApi api;
     api.put(kSecrets + "regcred", secret("regcred", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "wrong")));
     PullSecretSettings settings;
-    settings.ttl = 300ms;
+    settings.ttl = 1s;  // wide enough that the kept reads below fall inside it on a sanitized build
     PullSecrets secrets(api.get(), settings);
     const std::string before = secrets.assemble({"team-a", {"regcred"}, {}}, soon()).credentials.identity;
     for (int i = 0; i < 5; ++i) secrets.assemble({"team-a", {"regcred"}, {}}, soon());
     CHECK(secrets.api_reads() == 1);
     // The secret is mended; past the TTL the new one is used.
     api.put(kSecrets + "regcred", secret("regcred", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "right")));
-    std::this_thread::sleep_for(400ms);
+    std::this_thread::sleep_for(1100ms);
     const PullSecrets::Assembled after = secrets.assemble({"team-a", {"regcred"}, {}}, soon());
     CHECK(secrets.api_reads() == 2);
     CHECK(after.credentials.identity != before);
@@ -244,13 +251,14 @@ TEST_CASE("pull secrets: a review waits for another's read only until its own de
     api.put(kSecrets + "slow", secret("slow", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "pw")));
     PullSecrets secrets(api.get());
     std::thread first([&] { secrets.assemble({"team-a", {"slow"}, {}}, soon()); });
-    std::this_thread::sleep_for(50ms);
+    wait_for_reads(secrets, 1);
     const auto start = std::chrono::steady_clock::now();
     const PullSecrets::Assembled hurried = secrets.assemble({"team-a", {"slow"}, {}}, std::chrono::steady_clock::now() + 100ms);
-    CHECK(std::chrono::steady_clock::now() - start < 400ms);
+    const auto waited = std::chrono::steady_clock::now() - start;
+    first.join();  // before any REQUIRE: a thread left running would end the test binary
+    CHECK(waited < 400ms);
     REQUIRE(hurried.notes.size() == 1);
     CHECK_THAT(hurried.notes[0], Catch::Contains("before the review's deadline"));
-    first.join();
     CHECK(secrets.api_reads() == 1);
 }
 
@@ -282,11 +290,11 @@ TEST_CASE("pull secrets: a few reads of the API at once, whatever a namespace's 
     settings.max_reads = 1;
     PullSecrets secrets(api.get(), settings);
     std::thread first([&] { secrets.assemble({"team-a", {"one"}, {}}, soon()); });
-    std::this_thread::sleep_for(50ms);
+    wait_for_reads(secrets, 1);
     const PullSecrets::Assembled crowded = secrets.assemble({"team-a", {"two"}, {}}, std::chrono::steady_clock::now() + 100ms);
+    first.join();  // before any REQUIRE: a thread left running would end the test binary
     REQUIRE(crowded.notes.size() == 1);
     CHECK_THAT(crowded.notes[0], Catch::Contains("reads of the API were all taken"));
-    first.join();
     CHECK(secrets.api_reads() == 1);
     // Not kept: asked again once there is room.
     secrets.assemble({"team-a", {"two"}, {}}, soon());
