@@ -203,10 +203,15 @@ TEST_CASE("past the digests that may wait for a worker, a look is busy and not k
     settings.workers = 1;
     settings.max_waiting = 1;
     RegistryCache cache(fetcher, settings);
+    // Until a condition holds: threads started a moment ago may not have begun on a loaded or sanitized build.
+    const auto until = [](const auto& holds) {
+        const auto limit = std::chrono::steady_clock::now() + 10s;
+        while (!holds() && std::chrono::steady_clock::now() < limit) std::this_thread::sleep_for(1ms);
+    };
     std::thread first([&] { cache.lookup_until("r/a@sha256:1", soon()); });
-    std::this_thread::sleep_for(50ms);  // r/a is being looked up; r/b waits
+    until([&] { return fetcher.calls == 1; });  // r/a is being looked up
     std::thread second([&] { cache.lookup_until("r/b@sha256:1", soon()); });
-    std::this_thread::sleep_for(50ms);
+    until([&] { return cache.waiting() == 1; });  // r/b waits
     const RegistryAnswer crowded = cache.lookup_until("r/c@sha256:1", soon());
     first.join();
     second.join();

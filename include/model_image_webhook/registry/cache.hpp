@@ -81,6 +81,8 @@ public:
     RegistryAnswer lookup_until(std::string_view reference, Deadline deadline, const PullCredentials& who = {}) const;
 
     std::size_t found_entries() const;
+    // Digests waiting for a worker now.
+    std::size_t waiting() const;
 
 private:
     struct Flight {

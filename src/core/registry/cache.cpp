@@ -153,6 +153,11 @@ void RegistryCache::work() {
     }
 }
 
+std::size_t RegistryCache::waiting() const {
+    std::lock_guard lock(mutex_);
+    return waiting_.size();
+}
+
 std::size_t RegistryCache::found_entries() const {
     std::lock_guard lock(mutex_);
     return found_.size();
