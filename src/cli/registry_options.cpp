@@ -25,6 +25,8 @@ void add_registry_options(cxxopts::Options& options) {
         ("registry-platform", "the OS/ARCH[/VARIANT] of an image index whose size is told", cxxopts::value<std::string>()->default_value("linux/amd64"))
         ("registry-timeout", "deadline of one registry lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("3s"))
         ("registry-negative-ttl", "how long an unknown digest, or a failure to look, is remembered", cxxopts::value<std::string>()->default_value("30s"))
+        ("registry-found-ttl", "how long a found digest is remembered (the registry may delete it, or stop letting a Pod read it)",
+         cxxopts::value<std::string>()->default_value("10m"))
         ("image-credential-provider-config", "the kubelet's CredentialProviderConfig (kubelet.config.k8s.io/v1): its plugins give registry credentials as on the nodes",
          cxxopts::value<std::string>()->default_value(""))
         ("image-credential-provider-bin-dir", "where the credential provider plugins' executables are", cxxopts::value<std::string>()->default_value(""));
@@ -84,6 +86,9 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
     const auto negative_ttl = duration_option(parsed, "registry-negative-ttl");
     if (!negative_ttl) return fail(negative_ttl.error());
     settings.negative_ttl = *negative_ttl;
+    const auto found_ttl = duration_option(parsed, "registry-found-ttl");
+    if (!found_ttl) return fail(found_ttl.error());
+    settings.found_ttl = *found_ttl;
     if (const std::string path = parsed["registry-auth"].as<std::string>(); !path.empty()) {
         auto text = read_input(path);
         if (!text) return fail("--registry-auth: " + text.error());

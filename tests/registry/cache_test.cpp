@@ -1,4 +1,4 @@
-// Registry lookups kept by digest: found for good, misses briefly, one look shared.
+// Registry lookups kept by digest: found for the found TTL, misses briefly, one look shared, only what the registry said kept.
 #include "model_image_webhook/registry/cache.hpp"
 #include "model_image_webhook/registry/kubelet_keyring.hpp"
 
@@ -19,6 +19,7 @@ class CountingFetcher : public RegistryFetcher {
 public:
     RegistryLookupStatus status = RegistryLookupStatus::found;
     RegistryFailure failure = RegistryFailure::timeout;  // when unavailable
+    bool incomplete = false;
     std::chrono::milliseconds delay{0};
     mutable std::atomic<int> calls{0};
 
@@ -29,6 +30,7 @@ public:
         out.status = status;
         if (status == RegistryLookupStatus::found) out.compressed_bytes = 42;
         if (status == RegistryLookupStatus::unavailable) out.failure = failure;
+        out.incomplete = incomplete;
         return out;
     }
 };
@@ -78,6 +80,66 @@ TEST_CASE("a found digest is answered from the cache from then on", "[registry_c
     CHECK(again.lookup.compressed_bytes == 42u);
     CHECK(fetcher.calls == 1);
     REQUIRE(cache.cached("r/a@sha256:1").has_value());
+}
+
+TEST_CASE("a found digest is kept for the found TTL only: the registry may drop it or close it", "[registry_cache]") {
+    CountingFetcher fetcher;
+    RegistryCacheSettings settings;
+    settings.found_ttl = 50ms;
+    RegistryCache cache(fetcher, settings);
+    cache.lookup_until("r/a@sha256:1", soon());
+    CHECK(cache.lookup_until("r/a@sha256:1", soon()).origin == RegistryAnswerOrigin::cache);
+    std::this_thread::sleep_for(80ms);
+    CHECK_FALSE(cache.cached("r/a@sha256:1").has_value());
+    CHECK(cache.found_entries() == 0);
+    fetcher.status = RegistryLookupStatus::not_found;  // deleted by a retention policy since
+    CHECK(cache.lookup_until("r/a@sha256:1", soon()).lookup.status == RegistryLookupStatus::not_found);
+    CHECK(fetcher.calls == 2);
+}
+
+TEST_CASE("a look the webhook cut short is not kept, whatever it says", "[registry_cache]") {
+    struct Case {
+        const char* name;
+        RegistryLookupStatus status;
+        RegistryFailure failure;
+    };
+    const Case cases[] = {
+        {"unauthorized while a credential source could not answer", RegistryLookupStatus::unavailable, RegistryFailure::unauthorized},
+        {"a timeout between hosts", RegistryLookupStatus::unavailable, RegistryFailure::timeout},
+        {"an unknown manifest from the first of two hosts", RegistryLookupStatus::not_found, RegistryFailure::none},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            CountingFetcher fetcher;
+            fetcher.status = c.status;
+            fetcher.failure = c.failure;
+            fetcher.incomplete = true;
+            RegistryCache cache(fetcher, 30s);
+            CHECK(cache.lookup_until("r/a@sha256:1", soon()).lookup.status == c.status);
+            CHECK_FALSE(cache.cached("r/a@sha256:1").has_value());
+            CHECK(cache.lookup_until("r/a@sha256:1", soon()).origin == RegistryAnswerOrigin::fetched);
+            CHECK(fetcher.calls == 2);
+        }
+    }
+}
+
+TEST_CASE("a look that waited for a worker and then timed out is not kept; one given its whole time is", "[registry_cache]") {
+    SlowRegistry registry;
+    registry.takes = 600ms;
+    RegistryCacheSettings settings;
+    settings.workers = 1;
+    settings.fetch_timeout = 400ms;
+    RegistryCache cache(registry, settings);
+    // The first look has its whole time, and times out: the registry's slowness, kept.
+    std::thread first([&] { cache.lookup_until("r/a@sha256:1", soon()); });
+    while (registry.calls == 0) std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(200ms);
+    // The second waits behind it for the one worker, and has no time left when its turn comes.
+    const RegistryAnswer second = cache.lookup_until("r/b@sha256:2", soon());
+    first.join();
+    CHECK(second.lookup.failure != RegistryFailure::none);
+    CHECK(cache.cached("r/a@sha256:1").has_value());
+    CHECK_FALSE(cache.cached("r/b@sha256:2").has_value());
 }
 
 TEST_CASE("a miss or a failure is kept for the negative TTL only", "[registry_cache]") {

@@ -1,6 +1,8 @@
 // Registry lookups kept by the digest they name (design.md 1.6): a found
-// digest is found for good (content addressed), in a bounded LRU; a miss or
-// a failure for --registry-negative-ttl. Keyed by the normalised locator, so
+// digest for --registry-found-ttl, in a bounded LRU (content addressing
+// fixes what a digest holds, not that the registry keeps it or still lets
+// this Pod read it); a miss or a failure for --registry-negative-ttl. Only
+// what the registry said is kept: a look the webhook cut short is not. Keyed by the normalised locator, so
 // "qwen@d" and "docker.io/library/qwen@d" are one entry, and by who may see
 // it (PullCredentials::identity): what one Pod's pull secrets found is not
 // found for a Pod without them.
@@ -56,6 +58,7 @@ struct RegistryAnswer {
 
 struct RegistryCacheSettings {
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl
+    std::chrono::milliseconds found_ttl{600000};  // --registry-found-ttl
     std::chrono::milliseconds fetch_timeout{3000};  // --registry-timeout: one look, from when it is asked
     std::size_t workers = 4;  // looks over the network at once
     std::size_t max_waiting = 64;  // distinct digests waiting for a worker; past it, busy
@@ -89,6 +92,7 @@ private:
         std::string key;
         std::string reference;
         PullCredentials who;
+        Deadline asked;  // when the first review asked for it
         Deadline deadline;  // the look's own: --registry-timeout from when it was asked
         bool done = false;
         RegistryLookup result;
@@ -98,7 +102,12 @@ private:
         RegistryLookup lookup;
         std::chrono::steady_clock::time_point expires;
     };
-    using FoundList = std::list<std::pair<std::string, RegistryLookup>>;
+    struct Found {
+        std::string key;
+        RegistryLookup lookup;
+        std::chrono::steady_clock::time_point expires;
+    };
+    using FoundList = std::list<Found>;
     // Found by a string_view of the key, without a copy.
     struct TransparentHash {
         using is_transparent = void;
@@ -117,6 +126,8 @@ private:
     void remember_locked(const std::string& key, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const;
     void work();
     RegistryLookup look(const Flight& flight, bool& keep) const;
+    // Whether a look's answer is the registry's to keep, not the webhook's own shortfall.
+    bool keepable(const Flight& flight, const RegistryLookup& lookup, std::chrono::steady_clock::time_point started) const;
 
     const RegistryFetcher& fetcher_;
     RegistryCacheSettings settings_;

@@ -74,8 +74,17 @@ struct RegistryLookup {
     std::optional<std::uint64_t> compressed_bytes;
     ManifestFacts facts;  // found: what the registry holds
     // not_found, digest_mismatch: what the registry answered; unavailable:
-    // what stopped the look, in a few words (no secret is ever in it).
+    // what stopped the look, in a few words (no secret is ever in it), as a
+    // tenant may read it: a refused connection, a timeout and a TLS failure
+    // read alike, so that the check tells no one which ports listen.
     std::string detail;
+    // What the operator reads in the log beside it (the transport's own
+    // words, a plugin's stderr); empty where detail says all.
+    std::string log_detail;
+    // The webhook, not the registry, cut this look short (the deadline hit
+    // between hosts, a credential source that could not answer in time, a
+    // child manifest of an index not read): never kept in the cache.
+    bool incomplete = false;
     // What the credentials of this look lacked (a pull secret not found, not
     // readable, not a registry secret), each naming it: the request's own,
     // never kept with the answer.

@@ -24,8 +24,14 @@ RegistryCache::~RegistryCache() {
 
 std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view key, std::chrono::steady_clock::time_point now) const {
     if (const auto it = found_index_.find(key); it != found_index_.end()) {
+        if (it->second->expires <= now) {
+            const FoundList::iterator entry = it->second;
+            found_index_.erase(it);
+            found_.erase(entry);
+            return std::nullopt;
+        }
         found_.splice(found_.begin(), found_, it->second);
-        return it->second->second;
+        return it->second->lookup;
     }
     if (const auto it = negative_.find(key); it != negative_.end()) {
         if (it->second.expires > now) return it->second.lookup;
@@ -35,7 +41,6 @@ std::optional<RegistryLookup> RegistryCache::cached_locked(std::string_view key,
 }
 
 void RegistryCache::remember_locked(const std::string& key, const RegistryLookup& lookup, std::chrono::steady_clock::time_point now) const {
-    if (lookup.failure == RegistryFailure::busy) return;  // the webhook's own crowd, not the registry's answer
     if (lookup.status != RegistryLookupStatus::found) {
         // Bounded whatever references requests bring: expired ones go first, then all.
         if (negative_.size() >= settings_.max_found) {
@@ -46,11 +51,14 @@ void RegistryCache::remember_locked(const std::string& key, const RegistryLookup
         return;
     }
     if (const auto it = negative_.find(key); it != negative_.end()) negative_.erase(it);
-    if (found_index_.count(key) != 0) return;
-    found_.emplace_front(key, lookup);
-    found_index_.emplace(found_.front().first, found_.begin());
+    if (const auto it = found_index_.find(key); it != found_index_.end()) {
+        it->second->expires = now + settings_.found_ttl;
+        return;
+    }
+    found_.push_front(Found{key, lookup, now + settings_.found_ttl});
+    found_index_.emplace(found_.front().key, found_.begin());
     if (found_.size() > settings_.max_found) {
-        found_index_.erase(found_.back().first);
+        found_index_.erase(found_.back().key);
         found_.pop_back();
     }
 }
@@ -94,6 +102,7 @@ RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline 
         flight->key = std::string(key);
         flight->reference = std::string(reference);
         flight->who = who;
+        flight->asked = now;
         flight->deadline = now + settings_.fetch_timeout;
         in_flight_.emplace(flight->key, flight);
         waiting_.push_back(flight);
@@ -134,6 +143,14 @@ RegistryLookup RegistryCache::look(const Flight& flight, bool& keep) const {
     return failed;
 }
 
+bool RegistryCache::keepable(const Flight& flight, const RegistryLookup& lookup, std::chrono::steady_clock::time_point started) const {
+    if (lookup.incomplete || lookup.failure == RegistryFailure::busy) return false;
+    // A look that waited for a worker had less than --registry-timeout: its
+    // timeout is the webhook's crowd, not the registry's slowness.
+    if (lookup.failure == RegistryFailure::timeout && started - flight.asked > settings_.fetch_timeout / 10) return false;
+    return true;
+}
+
 void RegistryCache::work() {
     std::unique_lock lock(mutex_);
     while (true) {
@@ -142,10 +159,11 @@ void RegistryCache::work() {
         std::shared_ptr<Flight> flight = std::move(waiting_.front());
         waiting_.pop_front();
         lock.unlock();
+        const auto started = std::chrono::steady_clock::now();
         bool keep = true;
         RegistryLookup result = look(*flight, keep);
         lock.lock();
-        if (keep) remember_locked(flight->key, result, std::chrono::steady_clock::now());
+        if (keep && keepable(*flight, result, started)) remember_locked(flight->key, result, std::chrono::steady_clock::now());
         flight->result = std::move(result);
         flight->done = true;
         in_flight_.erase(flight->key);

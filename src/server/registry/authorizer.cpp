@@ -25,12 +25,29 @@ HttpRequest with_authorization(HttpRequest request, const std::string& authoriza
 
 }  // namespace
 
-std::string Authorizer::token_key(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
+std::vector<std::string> token_scopes(std::string_view challenge_scope, std::string_view repository) {
+    std::vector<std::string> scopes{"repository:" + std::string(repository) + ":pull"};
+    while (!challenge_scope.empty()) {
+        const std::size_t space = challenge_scope.find(' ');
+        if (space != 0) scopes.emplace_back(challenge_scope.substr(0, space));
+        if (space == std::string_view::npos) break;
+        challenge_scope.remove_prefix(space + 1);
+    }
+    std::sort(scopes.begin(), scopes.end());
+    scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());
+    return scopes;
+}
+
+std::string Authorizer::token_key(const AuthChallenge& challenge, const RegistryHost& host, const std::vector<std::string>& scopes,
                                   const RegistryCredential* credential) const {
     std::string key = host_key(host);
-    for (std::string_view part : {challenge.param("realm"), challenge.param("service"), repository}) {
+    for (std::string_view part : {challenge.param("realm"), challenge.param("service")}) {
         key += '\n';
         key += part;
+    }
+    for (const std::string& scope : scopes) {
+        key += '\n';
+        key += scope;
     }
     key += '\n';
     if (credential != nullptr) key += credential_identity(*credential);
@@ -39,7 +56,8 @@ std::string Authorizer::token_key(const AuthChallenge& challenge, const Registry
 
 Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const RegistryHost& host, std::string_view repository,
                                           const RegistryCredential* credential, bool fresh, Deadline deadline, RegistryFailure& failure) const {
-    const std::string key = token_key(challenge, host, repository, credential);
+    const std::vector<std::string> scopes = token_scopes(challenge.param("scope"), repository);
+    const std::string key = token_key(challenge, host, scopes, credential);
     {
         std::lock_guard lock(mutex_);
         if (const auto it = tokens_.find(key); it != tokens_.end()) {
@@ -60,7 +78,7 @@ Result<std::string> Authorizer::token_for(const AuthChallenge& challenge, const 
     request.url = realm.substr(0, realm.find('#'));
     request.url += realm.find('?') == std::string::npos ? '?' : '&';
     if (!service.empty()) request.url += "service=" + percent_encode(service) + "&";
-    request.url += "scope=" + percent_encode("repository:" + std::string(repository) + ":pull");
+    for (std::size_t i = 0; i < scopes.size(); ++i) request.url += (i == 0 ? "scope=" : "&scope=") + percent_encode(scopes[i]);
     request.headers.emplace_back("Accept", "application/json");
     if (credential != nullptr) request.headers.emplace_back("Authorization", basic_of(*credential));
     request.max_body = kMaxTokenAnswerBytes;
@@ -115,6 +133,10 @@ HttpResponse Authorizer::attempt(const RegistryHost& host, std::string_view repo
         if (Result<std::string> a = authorization_for(*known, host, repository, credential, false, deadline, ignored)) sent = std::move(*a);
     }
     HttpResponse answer = transport_.send(with_authorization(request, sent), deadline);
+    if (answer.failure == RegistryFailure::none && answer.status == 403) {
+        answer.failure = RegistryFailure::unauthorized;
+        answer.error = "the registry refused the credentials for " + host.authority() + " (403)";
+    }
     if (answer.failure != RegistryFailure::none || answer.status != 401) return answer;
 
     // Every WWW-Authenticate field: a Bearer challenge may come after another.
@@ -173,13 +195,31 @@ HttpResponse Authorizer::send(const RegistryHost& host, std::string_view reposit
     if (keys.credentials.empty()) {
         answer = attempt(host, repository, nullptr, request, deadline);
     } else {
+        // Each credential until one is answered, as the kubelet's pull loop
+        // tries each (pkg/kubelet/kuberuntime/kuberuntime_image.go, PullImage):
+        // a 404 to one credential may be a registry hiding the repository
+        // from it, so it is told only where every credential was told so.
+        std::optional<HttpResponse> refused;
         for (const RegistryCredential& credential : keys.credentials) {
             answer = attempt(host, repository, &credential, request, deadline);
-            if (answer.failure != RegistryFailure::unauthorized) return answer;
+            if (answer.failure == RegistryFailure::none && answer.status >= 200 && answer.status < 300) return answer;
+            const bool unknown = answer.failure == RegistryFailure::none && answer.status == 404;
+            if (!unknown && !refused) refused = answer;
+            if (std::chrono::steady_clock::now() >= deadline) break;
         }
+        if (refused) answer = std::move(*refused);
     }
-    // Refused, and a source of credentials could not answer: that is why.
-    if (answer.failure == RegistryFailure::unauthorized && !keys.problem.empty()) answer.error = keys.problem + "; " + answer.error;
+    const bool answered = answer.failure == RegistryFailure::none && answer.status >= 200 && answer.status < 300;
+    if (!answered && !keys.problem.empty()) {
+        // A source of credentials could not answer: the one it would have
+        // given was not tried, so a refusal or a 404 says nothing certain.
+        if (answer.failure == RegistryFailure::none) {
+            answer.failure = RegistryFailure::unauthorized;
+            answer.error = host.authority() + " answered " + std::to_string(answer.status) + " without every credential tried";
+        }
+        answer.error = keys.problem + "; " + answer.error;
+        answer.incomplete = true;
+    }
     return answer;
 }
 

@@ -9,9 +9,12 @@ namespace miw::server {
 
 namespace {
 
+// containerd's resolver asks for every manifest type it knows and then */*
+// (core/remotes/docker/resolver.go): a registry that content-negotiates
+// answers what the node would get.
 constexpr std::string_view kManifestAccept =
     "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json, "
-    "application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json";
+    "application/vnd.docker.distribution.manifest.list.v2+json, application/vnd.docker.distribution.manifest.v2+json, */*";
 
 RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure, std::string detail) {
     RegistryLookup out;
@@ -24,7 +27,11 @@ RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure,
 // What an answer that is neither the manifest nor a 404 means. A redirect's
 // target is told without its query: a presigned URL's signature is a secret.
 RegistryLookup not_looked(const HttpResponse& a, const std::string& where, const std::string& path) {
-    if (a.failure != RegistryFailure::none) return with_status(RegistryLookupStatus::unavailable, a.failure, a.error);
+    if (a.failure != RegistryFailure::none) {
+        RegistryLookup out = with_status(RegistryLookupStatus::unavailable, a.failure, a.error);
+        out.incomplete = a.incomplete;
+        return out;
+    }
     std::string detail = where + " answered " + std::to_string(a.status);
     detail += a.status >= 300 && a.status < 400 ? " redirecting to " + redact_url(a.location, 60) + ", which is not followed" : " to GET " + path;
     return with_status(RegistryLookupStatus::unavailable, failure_for_status(a.status), std::move(detail));
@@ -115,14 +122,26 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
         out.detail = "the index's " + platform_ + " entry names no digest that can be checked";
         return out;
     }
+    // The node pulls this manifest: one the registry lacks is as certain as a
+    // missing digest; one that could not be read says nothing of the image,
+    // and is asked again next time rather than kept.
     HttpResponse child = get(child_digest);
+    const std::string child_path = host.path_prefix + manifest_path(child_digest);
+    if (child.failure == RegistryFailure::none && child.status == 404) {
+        return with_status(RegistryLookupStatus::not_found, RegistryFailure::none,
+                           "the index's " + platform_ + " manifest " + child_digest + " is unknown: " + where + " answered 404 to GET " + child_path);
+    }
     if (child.failure != RegistryFailure::none || child.status != 200) {
-        out.detail = "the " + platform_ + " manifest could not be read: " + not_looked(child, where, host.path_prefix + manifest_path(child_digest)).detail;
-        return out;
+        RegistryLookup unread = not_looked(child, where, child_path);
+        unread.detail = "the index's " + platform_ + " manifest could not be read: " + unread.detail;
+        unread.incomplete = true;
+        return unread;
     }
     if (digest_of(child_digest.substr(0, child_digest.find(':')), child.body) != child_digest) {
-        out.detail = "the " + platform_ + " manifest's content does not hash to " + child_digest;
-        return out;
+        RegistryLookup unread = with_status(RegistryLookupStatus::unavailable, RegistryFailure::bad_answer,
+                                            "the index's " + platform_ + " manifest from " + where + " does not hash to " + child_digest);
+        unread.incomplete = true;
+        return unread;
     }
     const std::string child_type = media_type_of(child);
     Result<ImageManifest> platform_manifest = read_image_manifest(child.body, child.content_type);
@@ -150,7 +169,14 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCrede
         RegistryLookup r = fetch_from(host, *located, who.keyring.get(), deadline);
         if (r.status == RegistryLookupStatus::found || r.status == RegistryLookupStatus::digest_mismatch) return r;
         tried.push_back(std::move(r));
-        if (std::chrono::steady_clock::now() >= deadline) break;
+        if (tried.size() < hosts.size() && std::chrono::steady_clock::now() >= deadline) {
+            // The hosts not asked may hold it: no answer, and none to keep.
+            RegistryLookup out = with_status(RegistryLookupStatus::unavailable, RegistryFailure::timeout,
+                                             "the deadline came after " + std::to_string(tried.size()) + " of " + std::to_string(hosts.size()) + " hosts were asked");
+            for (const RegistryLookup& asked : tried) out.detail += "; " + asked.detail;
+            out.incomplete = true;
+            return out;
+        }
     }
     if (tried.size() == 1) return std::move(tried.front());
     const bool all_unknown =
@@ -159,6 +185,7 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCrede
     out.status = all_unknown ? RegistryLookupStatus::not_found : RegistryLookupStatus::unavailable;
     for (const RegistryLookup& r : tried) {
         if (out.status == RegistryLookupStatus::unavailable && out.failure == RegistryFailure::none && r.status == RegistryLookupStatus::unavailable) out.failure = r.failure;
+        out.incomplete = out.incomplete || r.incomplete;
         if (!out.detail.empty()) out.detail += "; ";
         out.detail += r.detail;
     }

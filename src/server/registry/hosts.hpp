@@ -23,9 +23,10 @@ struct RegistryHost {
     std::vector<std::pair<std::string, std::string>> headers;  // sent with every request to this host
     std::vector<std::string> ca_files;  // trusted for this host besides the system's roots and --registry-ca (a hosts.toml's `ca`)
     bool skip_verify = false;  // TLS without verification (a hosts.toml's skip_verify)
-    // What the keyring matches credentials by: the registry's name for the
-    // registry's own host (the kubelet matches "docker.io/library/qwen", not
-    // registry-1.docker.io), empty for a mirror (matched by its authority).
+    // What the keyring matches credentials by: the image's registry name,
+    // for its mirrors as for its own host (the kubelet matches
+    // "docker.io/library/qwen", not registry-1.docker.io nor a mirror's
+    // name: hosts_dir.cpp cites the code); empty: the authority.
     std::string keyring_name;
 
     // host[:port], an IPv6 host in brackets: what the Host header and the

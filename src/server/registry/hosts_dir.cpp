@@ -110,7 +110,6 @@ std::vector<RegistryHost> HostsDirectory::hosts_for(std::string_view registry) c
     }
     std::vector<RegistryHost> own_host = fallback_.hosts_for(registry);
     if (entries == nullptr) return own_host;
-    const std::string own_authority = own_host.empty() ? std::string() : own_host.front().authority();
     std::vector<RegistryHost> out;
     for (const HostsFileEntry& e : *entries) {
         RegistryHost h;
@@ -124,11 +123,18 @@ std::vector<RegistryHost> HostsDirectory::hosts_for(std::string_view registry) c
             h.port = e.port;
             h.path_prefix = e.path;
         }
-        // The server is the registry's upstream, and so is a host that is the
-        // registry's own: matched by the registry's name, as the kubelet
-        // matches an image. A mirror's are matched by its own name, never the registry's.
-        const bool own = &e == &entries->back() || h.authority() == own_authority;
-        h.keyring_name = own ? std::string(registry) : std::string();
+        // Every host, mirror or server, is sent the credentials the image's
+        // own name selects, as the node sends them: the kubelet matches its
+        // keyring against the image (pkg/credentialprovider/keyring.go,
+        // BasicDockerKeyring.Lookup) and hands each match to the CRI with no
+        // ServerAddress (Add sets none; kuberuntime_image.go PullImage copies
+        // it), and containerd's ParseAuth gives a credential without a
+        // ServerAddress to every host it contacts
+        // (internal/cri/server/images/image_pull.go; the same credentials
+        // function serves each host of hosts.toml, core/remotes/docker/config/hosts.go).
+        // A credential keyed by a mirror's name is for images named after
+        // the mirror, and is not sent to it for another registry's image.
+        h.keyring_name = std::string(registry);
         h.capabilities = (e.pull ? kHostPull : 0u) | (e.resolve ? kHostResolve : 0u);
         h.ca_files = e.ca_files;
         h.skip_verify = e.skip_verify.value_or(false);

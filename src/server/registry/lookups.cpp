@@ -5,6 +5,7 @@ namespace miw::server {
 RegistryCacheSettings RegistryLookups::cache_settings(const RegistrySettings& settings) {
     RegistryCacheSettings s;
     s.negative_ttl = settings.negative_ttl;
+    s.found_ttl = settings.found_ttl;
     s.fetch_timeout = settings.timeout;
     s.workers = kConcurrentLookups;
     return s;

@@ -37,6 +37,7 @@ struct RegistrySettings {
     std::string platform = "linux/amd64";  // --registry-platform: an index's entry that is judged and sized
     std::chrono::milliseconds timeout{3000};  // --registry-timeout: one look, end to end
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl: how long a miss or a failure is kept
+    std::chrono::milliseconds found_ttl{600000};  // --registry-found-ttl: how long a found digest is kept
 };
 
 class RegistryLookups {

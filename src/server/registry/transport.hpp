@@ -31,6 +31,10 @@ struct HttpResponse {
     std::string location;
     RegistryFailure failure = RegistryFailure::none;  // set when no answer came
     std::string error;  // what stopped it, in a few words (never a credential)
+    // A source of credentials could not answer (a plugin failed or ran out
+    // of time), so not every credential the node has was tried: the answer
+    // is not the registry's last word, and is not kept.
+    bool incomplete = false;
 };
 
 // What an answer's status means where it is neither what was asked for nor a 404.

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <functional>
 
 using namespace miw;
 using namespace miw::server;
@@ -190,6 +191,123 @@ TEST_CASE("a Pod's pull-secret credentials are tried before the node's, and one 
                 if (!header_of(r, "Authorization").empty()) tried.push_back(header_of(r, "Authorization"));
             }
             CHECK(tried == c.tried);
+        }
+    }
+}
+
+TEST_CASE("every credential is tried after any failure, as the kubelet's pull loop tries each", "[registry_authorizer]") {
+    // A registry that hides a repository from a credential without access
+    // (Artifactory's "hide existence") answers it 404, another 403 or 5xx.
+    struct Case {
+        const char* name;
+        std::function<HttpResponse()> first;  // the first credential's answer
+        std::function<HttpResponse()> second;
+        int status;
+        RegistryFailure failure;
+        std::size_t tried;
+    };
+    const auto ok = [] { return answer(200, "{}"); };
+    const auto unknown = [] { return answer(404, R"({"errors":[{"code":"MANIFEST_UNKNOWN"}]})"); };
+    const auto forbidden = [] { return answer(403); };
+    const auto failing = [] { return answer(503); };
+    const Case cases[] = {
+        {"a 404 to the first, the second pulls", unknown, ok, 200, RegistryFailure::none, 2},
+        {"a 403 to the first, the second pulls", forbidden, ok, 200, RegistryFailure::none, 2},
+        {"a 503 to the first, the second pulls", failing, ok, 200, RegistryFailure::none, 2},
+        {"a 404 to both: unknown", unknown, unknown, 404, RegistryFailure::none, 2},
+        {"a 404 to one, a 403 to the other: not certain", unknown, forbidden, 403, RegistryFailure::unauthorized, 2},
+        {"the first pulls: the second is not sent", ok, unknown, 200, RegistryFailure::none, 1},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Keys keys;
+            keys.credentials = {{"team-a", "a-pass"}, {"team-b", "b-pass"}};
+            std::vector<std::string> tried;
+            ScriptedTransport transport([&](const HttpRequest& r) {
+                const std::string sent = header_of(r, "Authorization");
+                if (sent.empty()) return challenge({R"(Basic realm="Registry Realm")"});
+                tried.push_back(sent);
+                return sent == basic("team-a", "a-pass") ? c.first() : c.second();
+            });
+            Authorizer authorizer(transport, keys, plain_never);
+            const RegistryHost host = host_named("registry.example");
+            const HttpResponse got = authorizer.send(host, "team/qwen", manifest_request(host), soon());
+            CHECK(got.status == c.status);
+            CHECK(got.failure == c.failure);
+            CHECK(tried.size() == c.tried);
+        }
+    }
+}
+
+TEST_CASE("a 403 to a challenge already known moves on to the next credential too", "[registry_authorizer]") {
+    Keys keys;
+    keys.credentials = {{"team-a", "a-pass"}, {"team-b", "b-pass"}};
+    ScriptedTransport transport([&](const HttpRequest& r) {
+        const std::string sent = header_of(r, "Authorization");
+        if (sent.empty()) return challenge({R"(Basic realm="Registry Realm")"});
+        return sent == basic("team-b", "b-pass") ? answer(200, "{}") : answer(403);
+    });
+    Authorizer authorizer(transport, keys, plain_never);
+    const RegistryHost host = host_named("registry.example");
+    // First with the challenge unknown, then with it kept: the same answer both times.
+    CHECK(authorizer.send(host, "team/qwen", manifest_request(host), soon()).status == 200);
+    transport.sent.clear();
+    CHECK(authorizer.send(host, "team/qwen", manifest_request(host), soon()).status == 200);
+    REQUIRE(transport.sent.size() == 2);
+    CHECK(header_of(transport.sent[0], "Authorization") == basic("team-a", "a-pass"));
+    CHECK(header_of(transport.sent[1], "Authorization") == basic("team-b", "b-pass"));
+}
+
+TEST_CASE("a credential source that could not answer makes a refusal or a 404 uncertain, and not kept", "[registry_authorizer]") {
+    class Failing : public Keyring {
+    public:
+        std::vector<RegistryCredential> lookup(std::string_view, std::string_view) const override { return {}; }
+        KeyringAnswer lookup_until(std::string_view, std::string_view, Deadline) const override { return {{}, "credential provider ecr: no answer in time"}; }
+    };
+    for (const int status : {401, 404}) {
+        DYNAMIC_SECTION("answered " << status) {
+            Failing keys;
+            ScriptedTransport transport([&](const HttpRequest&) { return status == 401 ? challenge({R"(Basic realm="r")"}) : answer(404); });
+            Authorizer authorizer(transport, keys, plain_never);
+            const RegistryHost host = host_named("registry.example");
+            const HttpResponse got = authorizer.send(host, "team/qwen", manifest_request(host), soon());
+            CHECK(got.failure == RegistryFailure::unauthorized);
+            CHECK(got.incomplete);
+            CHECK(got.error.find("no answer in time") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("a token is asked for the repository and every scope the challenge names, sorted, each once", "[registry_authorizer]") {
+    struct Case {
+        const char* name;
+        std::string challenge;
+        std::string expected_query;
+    };
+    const Case cases[] = {
+        {"no scope in the challenge", kBearer, "service=registry.example&scope=repository%3Ateam%2Fqwen%3Apull"},
+        {"a proxy cache's project scope", std::string(kBearer) + R"(,scope="repository:proxy/team/qwen:pull")",
+         "service=registry.example&scope=repository%3Aproxy%2Fteam%2Fqwen%3Apull&scope=repository%3Ateam%2Fqwen%3Apull"},
+        {"the same scope as the repository's, once", std::string(kBearer) + R"(,scope="repository:team/qwen:pull")",
+         "service=registry.example&scope=repository%3Ateam%2Fqwen%3Apull"},
+        {"several, space-separated", std::string(kBearer) + R"(,scope="repository:b:pull repository:a:pull")",
+         "service=registry.example&scope=repository%3Aa%3Apull&scope=repository%3Ab%3Apull&scope=repository%3Ateam%2Fqwen%3Apull"},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            Keys none;
+            std::string asked;
+            ScriptedTransport transport([&](const HttpRequest& r) {
+                if (url_starts(r, "https://auth.example/token")) {
+                    asked = r.url.substr(r.url.find('?') + 1);
+                    return answer(200, token_answer("t"), "application/json");
+                }
+                return header_of(r, "Authorization") == "Bearer t" ? answer(200, "{}") : challenge({c.challenge});
+            });
+            Authorizer authorizer(transport, none, plain_never);
+            const RegistryHost host = host_named("registry.example");
+            CHECK(authorizer.send(host, "team/qwen", manifest_request(host), soon()).status == 200);
+            CHECK(asked == c.expected_query);
         }
     }
 }

@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 using namespace miw;
 using namespace miw::server;
 using namespace miw::server::test;
@@ -88,7 +90,10 @@ TEST_CASE("Docker Hub is asked at its API host, with one GET and no HEAD", "[reg
     CHECK(found.status == RegistryLookupStatus::found);
     REQUIRE(rig.transport.sent.size() == 1);
     CHECK(rig.transport.sent[0].url == "https://registry-1.docker.io/v2/library/qwen/manifests/" + model.digest());
-    CHECK(header_of(rig.transport.sent[0], "Accept").find("application/vnd.oci.image.index.v1+json") != std::string::npos);
+    const std::string accept = header_of(rig.transport.sent[0], "Accept");
+    CHECK(accept.find("application/vnd.oci.image.index.v1+json") != std::string::npos);
+    // As containerd's resolver ends it, so a negotiating registry answers what the node gets.
+    CHECK(accept.substr(accept.size() - 5) == ", */*");
 }
 
 TEST_CASE("a found image tells its size and what it holds", "[registry_client]") {
@@ -132,6 +137,37 @@ TEST_CASE("an index is judged and sized by the entry containerd would pull", "[r
             CHECK(found.facts.layer_kinds.at(0).media_type == (c.expected == &amd ? "application/vnd.oci.image.layer.v1.tar+gzip" : "application/vnd.oci.image.layer.v1.tar"));
             REQUIRE(rig.transport.sent.size() == 2);
             CHECK(rig.transport.sent[1].url == "https://registry.example/v2/team/qwen/manifests/" + c.expected->digest());
+        }
+    }
+}
+
+TEST_CASE("an index whose platform manifest could not be read is not found, and not kept", "[registry_client]") {
+    const Content amd = image();
+    const Content index = index_of(entry(amd.digest(), "amd64"));
+    struct Case {
+        const char* name;
+        HttpResponse child;
+        RegistryLookupStatus status;
+        RegistryFailure failure;
+        bool incomplete;
+    };
+    HttpResponse timed_out;
+    timed_out.failure = RegistryFailure::timeout;
+    timed_out.error = "no answer in time";
+    const Case cases[] = {
+        {"a 503", answer(503), RegistryLookupStatus::unavailable, RegistryFailure::server_error, true},
+        {"a timeout", timed_out, RegistryLookupStatus::unavailable, RegistryFailure::timeout, true},
+        {"content of another digest", answer(200, image("application/x-other").body, amd.type), RegistryLookupStatus::unavailable, RegistryFailure::bad_answer, true},
+        {"a 404: the node cannot pull it either", answer(404), RegistryLookupStatus::not_found, RegistryFailure::none, false},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            Rig rig([&](const HttpRequest& r) { return r.url.find(amd.digest()) != std::string::npos ? c.child : serve({index}, r); });
+            const RegistryLookup got = rig.client.fetch("registry.example/team/qwen@" + index.digest(), soon());
+            CHECK(got.status == c.status);
+            CHECK(got.failure == c.failure);
+            CHECK(got.incomplete == c.incomplete);
+            CHECK(got.detail.find("linux/amd64 manifest") != std::string::npos);
         }
     }
 }
@@ -223,6 +259,24 @@ TEST_CASE("hosts are asked in order; unknown only where every host said 404", "[
             }
         }
     }
+}
+
+TEST_CASE("a deadline that comes between hosts is no answer, and none to keep", "[registry_client]") {
+    const std::string missing = "sha256:" + std::string(64, 'd');
+    ScriptedTransport transport([&](const HttpRequest& r) {
+        std::this_thread::sleep_for(60ms);  // the mirror's 404 takes the whole budget
+        return serve({}, r);
+    });
+    NoKeys keys;
+    MirrorFirst hosts;
+    Authorizer authorizer(transport, keys, [](std::string_view, std::string_view) { return false; });
+    RegistryClient client(hosts, authorizer, "linux/amd64");
+    const RegistryLookup got = client.fetch("registry.example/team/qwen@" + missing, std::chrono::steady_clock::now() + 30ms);
+    CHECK(transport.sent.size() == 1);
+    CHECK(got.status == RegistryLookupStatus::unavailable);
+    CHECK(got.failure == RegistryFailure::timeout);
+    CHECK(got.incomplete);
+    CHECK(got.detail.find("1 of 2 hosts") != std::string::npos);
 }
 
 TEST_CASE("Docker Hub's credentials, keyed as the kubelet keys them, go to its API host", "[registry_client]") {

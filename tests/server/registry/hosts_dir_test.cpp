@@ -3,7 +3,12 @@
 // takes, and a directory that cannot be read stopping the start.
 #include "../../../src/server/registry/hosts_dir.hpp"
 
+#include "../../../src/server/registry/client.hpp"
 #include "../../temp_dir.hpp"
+#include "scripted_transport.hpp"
+
+#include "model_image_webhook/registry/kubelet_keyring.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -44,7 +49,7 @@ TEST_CASE("a registry's hosts come from its own directory, else _default, else t
     const auto ported = hosts.hosts_for("registry.example.com:5000");
     REQUIRE(ported.size() == 2);
     CHECK(url(ported[0]) == "https://mirror.internal/v2");
-    CHECK(ported[0].keyring_name.empty());  // a mirror's credentials are its own
+    CHECK(ported[0].keyring_name == "registry.example.com:5000");  // the image's name selects a mirror's credentials too
     CHECK(url(ported[1]) == "https://registry.example.com:5000/v2");
     CHECK(ported[1].keyring_name == "registry.example.com:5000");
 
@@ -117,4 +122,55 @@ TEST_CASE("a config_path that cannot be used stops the start, naming the file", 
     const auto missing = HostsDirectory::load("/nonexistent/certs.d", FlagRegistryHosts({}));
     REQUIRE_FALSE(missing);
     CHECK_THAT(missing.error(), Catch::Contains("--registry-hosts-dir /nonexistent/certs.d cannot be read"));
+}
+
+TEST_CASE("credentials go to a registry's mirrors as the kubelet selects them and containerd's CRI sends them", "[hosts_dir]") {
+    // The kubelet matches its keyring against the image's own name and hands
+    // each match to the CRI without a ServerAddress; containerd's ParseAuth
+    // then gives it to every host it contacts for that image, mirror and
+    // server alike (hosts_dir.cpp cites the code). So the image's name
+    // decides, never the name of the host asked.
+    struct Case {
+        const char* name;
+        const char* key;  // the pull secret's auths key
+        const char* image;
+        bool to_mirror;
+        bool to_server;
+    };
+    const Case cases[] = {
+        {"keyed by the registry: both hosts", "registry.example.com:5000", "registry.example.com:5000/team/qwen", true, true},
+        {"keyed by the registry with a scheme and /v1/", "https://registry.example.com:5000/v1/", "registry.example.com:5000/team/qwen", true, true},
+        {"keyed by the registry's path: both hosts", "registry.example.com:5000/team", "registry.example.com:5000/team/qwen", true, true},
+        {"keyed by another path of it: neither", "registry.example.com:5000/other", "registry.example.com:5000/team/qwen", false, false},
+        {"keyed by a glob of its name: both hosts", "*.example.com:5000", "registry.example.com:5000/team/qwen", true, true},
+        {"keyed by the mirror's name: neither", "mirror.internal", "registry.example.com:5000/team/qwen", false, false},
+        {"keyed by the registry without its port: neither", "registry.example.com", "registry.example.com:5000/team/qwen", false, false},
+    };
+    ConfigPath dir;
+    dir.write("registry.example.com_5000_", "hosts.toml",
+              "server = \"https://registry.example.com:5000\"\n[host.\"https://mirror.internal\"]\n  capabilities = [\"pull\", \"resolve\"]\n");
+    Result<std::unique_ptr<HostsDirectory>> loaded = HostsDirectory::load(dir.path, FlagRegistryHosts({}));
+    REQUIRE(loaded);
+    const std::string secret = "Basic " + base64_encode("puller:pull-pass");
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.name) {
+            KubeletKeyring keyring;
+            keyring.add(c.key, {"puller", "pull-pass"});
+            // Each host asks for Basic credentials and, given them, has not the digest: both are asked.
+            server::test::ScriptedTransport transport([](const HttpRequest& r) {
+                return server::test::header_of(r, "Authorization").empty() ? server::test::challenge({R"(Basic realm="registry")"}) : server::test::answer(404);
+            });
+            Authorizer authorizer(transport, keyring, [](std::string_view, std::string_view) { return false; });
+            RegistryClient client(**loaded, authorizer, "linux/amd64");
+            client.fetch(std::string(c.image) + "@sha256:" + std::string(64, 'a'), std::chrono::steady_clock::now() + std::chrono::seconds(5));
+            bool to_mirror = false, to_server = false;
+            for (const HttpRequest& r : transport.sent) {
+                if (server::test::header_of(r, "Authorization") != secret) continue;
+                to_mirror = to_mirror || server::test::url_starts(r, "https://mirror.internal/");
+                to_server = to_server || server::test::url_starts(r, "https://registry.example.com:5000/");
+            }
+            CHECK(to_mirror == c.to_mirror);
+            CHECK(to_server == c.to_server);
+        }
+    }
 }
