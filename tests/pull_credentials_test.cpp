@@ -95,7 +95,6 @@ TEST_CASE("a credential provider's answer is read as the kubelet reads it", "[pu
         {"another kind", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"Status","cacheKeyType":"Image"})"},
         {"the alpha API", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1alpha1","kind":"CredentialProviderResponse","cacheKeyType":"Image"})"},
         {"no cache key type", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse"})"},
-        {"a duration that is not one", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Image","cacheDuration":"soon"})"},
         {"auth not a map", R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Image","auth":[]})"},
         {"not JSON", "Error: no credentials"},
     };
@@ -103,6 +102,52 @@ TEST_CASE("a credential provider's answer is read as the kubelet reads it", "[pu
         SECTION(c.name) {
             std::string t = c.text;
             CHECK_FALSE(read_credential_provider_response(t));
+        }
+    }
+}
+
+TEST_CASE("an answer's cacheDuration is read as Go reads it; one that cannot be read keeps the credentials for the default", "[pull_credentials]") {
+    struct Case {
+        const char* duration;  // as JSON
+        std::optional<std::chrono::seconds> kept;
+    };
+    const Case cases[] = {
+        {R"("1.5h")", std::chrono::seconds(5400)},  {R"("2.5s")", std::chrono::seconds(2)}, {R"("0")", std::chrono::seconds(0)},
+        {R"("500us")", std::chrono::seconds(0)},    {R"("12h0m0s")", std::chrono::hours(12)}, {R"("soon")", std::nullopt},
+        {R"("-5m")", std::nullopt},                 {"300", std::nullopt},                     {"null", std::nullopt},
+    };
+    for (const Case& c : cases) {
+        DYNAMIC_SECTION(c.duration) {
+            std::string text = std::string(R"({"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialProviderResponse","cacheKeyType":"Image",)") +
+                               R"("cacheDuration":)" + c.duration + R"(,"auth":{"registry.example.com":{"username":"u","password":"p"}}})";
+            Result<CredentialProviderResponse> r = read_credential_provider_response(text);
+            REQUIRE(r);
+            CHECK(r->cache_duration == c.kept);
+            CHECK(r->auth.size() == 1);
+        }
+    }
+}
+
+TEST_CASE("a .dockerconfigjson Secret is read only under auths, a .dockercfg only as the map, as the kubelet reads each", "[pull_credentials]") {
+    const std::string auth = base64_encode("ci-bot:s3cret");
+    const std::string entry = R"({"registry.example.com":{"auth":")" + auth + R"("}})";
+    struct Case {
+        const char* name;
+        std::string text;
+        std::size_t credentials;
+    };
+    const Case cases[] = {
+        {"dockerconfigjson with auths", secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson", R"({"auths":)" + entry + "}"), 1},
+        {"dockerconfigjson without auths: none", secret("kubernetes.io/dockerconfigjson", ".dockerconfigjson", entry), 0},
+        {"dockercfg as the map", secret("kubernetes.io/dockercfg", ".dockercfg", entry), 1},
+        {"dockercfg nesting auths: none for the registry", secret("kubernetes.io/dockercfg", ".dockercfg", R"({"auths":)" + entry + "}"), 0},
+    };
+    for (const Case& c : cases) {
+        SECTION(c.name) {
+            std::string text = c.text;
+            Result<KubeletKeyring> keyring = read_pull_secret(text);
+            REQUIRE(keyring);
+            CHECK(keyring->lookup("registry.example.com", "team/qwen").size() == c.credentials);
         }
     }
 }

@@ -58,8 +58,14 @@ Result<RegistryToken> read_registry_token(std::string& text);
 // Whether a registry's error answer ({"errors":[{"code":...}]}) names `code`.
 bool registry_error_names(std::string& text, std::string_view code);
 
+// Which shape a docker config is read as, as the kubelet reads each:
+// a kubernetes.io/dockerconfigjson Secret's is {"auths": {...}} and nothing
+// else (one without "auths" holds no credentials); a kubernetes.io/dockercfg
+// Secret's is the map alone; a node's config file may be either.
+enum class DockerConfigShape : unsigned char { auths, map, either };
+
 // A .dockerconfigjson ({"auths": {"host": {"auth": base64(user:pass)} or
 // {"username","password"}}}), or a legacy .dockercfg (the auths map alone).
-Result<KubeletKeyring> read_docker_config(std::string& text);
+Result<KubeletKeyring> read_docker_config(std::string& text, DockerConfigShape shape = DockerConfigShape::either);
 
 }  // namespace miw

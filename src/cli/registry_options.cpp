@@ -116,7 +116,10 @@ Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const 
     if (*mode == RegistryCheck::off) return std::unique_ptr<server::RegistryLookups>();
     const auto settings = registry_settings_from_options(parsed);
     if (!settings) return fail(settings.error());
-    auto lookups = server::RegistryLookups::create(*settings);
+    // What only the operator reads goes where the run's output does not: a CI log shows it, a report stays as it was.
+    auto lookups = server::RegistryLookups::create(*settings, [](std::string_view reference, std::string_view detail) {
+        std::cerr << "note: registry lookup of " << reference << ": " << detail << "\n";
+    });
     if (lookups && (*lookups)->hosts_directory() != nullptr) {
         // Said where the run's output does not go: a CI log shows it, a report stays as it was.
         for (const std::string& host : (*lookups)->hosts_directory()->unverified()) std::cerr << "note: " << host << ": skip_verify: its certificate is not verified\n";

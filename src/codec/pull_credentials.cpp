@@ -3,6 +3,7 @@
 
 #include "json_dom.hpp"
 
+#include "model_image_webhook/go_duration.hpp"
 #include "model_image_webhook/manifest_text.hpp"
 #include "model_image_webhook/registry_answers.hpp"
 #include "model_image_webhook/text.hpp"
@@ -15,34 +16,12 @@ using namespace json;
 
 namespace {
 
-// A Go duration as metav1.Duration writes it ("12h", "5m30s", "0s"); nullopt when unreadable.
+// A metav1.Duration, as Go's time.ParseDuration reads it; nullopt when
+// unreadable or negative. Whole seconds: what the caches keep answers for.
 std::optional<std::chrono::seconds> go_duration(std::string_view text) {
-    if (text.empty()) return std::nullopt;
-    std::int64_t total_ms = 0;
-    while (!text.empty()) {
-        std::size_t digits = 0;
-        std::int64_t value = 0;
-        while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-            if (value > 1'000'000'000) return std::nullopt;
-            value = value * 10 + (text[digits] - '0');
-            ++digits;
-        }
-        if (digits == 0) return std::nullopt;
-        text.remove_prefix(digits);
-        std::int64_t unit_ms = 0;
-        if (text.substr(0, 2) == "ms") {
-            unit_ms = 1;
-            text.remove_prefix(2);
-        } else if (!text.empty() && (text[0] == 'h' || text[0] == 'm' || text[0] == 's')) {
-            unit_ms = text[0] == 'h' ? 3'600'000 : text[0] == 'm' ? 60'000 : 1'000;
-            text.remove_prefix(1);
-        } else {
-            return std::nullopt;
-        }
-        total_ms += value * unit_ms;
-        if (total_ms > 400LL * 24 * 3'600'000) return std::nullopt;
-    }
-    return std::chrono::seconds(total_ms / 1000);
+    const std::optional<std::chrono::nanoseconds> d = parse_go_duration(text);
+    if (!d || d->count() < 0) return std::nullopt;
+    return std::chrono::duration_cast<std::chrono::seconds>(*d);
 }
 
 }  // namespace
@@ -60,7 +39,7 @@ Result<KubeletKeyring> read_pull_secret(std::string& text) {
     if (data == nullptr || !data->IsString()) return fail("it has no data[\"" + std::string(data_key) + "\"]");
     std::optional<std::string> config = base64_decode(view(*data));
     if (!config) return fail("its data[\"" + std::string(data_key) + "\"] is not base64");
-    Result<KubeletKeyring> keyring = read_docker_config(*config);
+    Result<KubeletKeyring> keyring = read_docker_config(*config, type == "kubernetes.io/dockercfg" ? DockerConfigShape::map : DockerConfigShape::auths);
     if (!keyring) return fail("its data[\"" + std::string(data_key) + "\"] cannot be read: " + keyring.error());
     return keyring;
 }
@@ -94,9 +73,8 @@ Result<CredentialProviderResponse> read_credential_provider_response(std::string
     else if (key_type == "Global") out.cache_key_type = CredentialProviderResponse::CacheKey::global;
     else return fail("the answer's cacheKeyType is not Image, Registry or Global");
     if (const Value* d = member(&doc, "cacheDuration"); d != nullptr && !d->IsNull()) {
-        if (!d->IsString()) return fail("the answer's cacheDuration is not a duration");
-        out.cache_duration = go_duration(view(*d));
-        if (!out.cache_duration) return fail("the answer's cacheDuration is not a duration such as 5m or 12h");
+        // One that cannot be read leaves the credentials usable: they are kept for the config's defaultCacheDuration.
+        if (d->IsString()) out.cache_duration = go_duration(view(*d));
     }
     const Value* auth = member(&doc, "auth");
     if (auth == nullptr || auth->IsNull()) return out;

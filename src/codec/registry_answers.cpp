@@ -114,15 +114,16 @@ bool registry_error_names(std::string& text, std::string_view code) {
     return false;
 }
 
-Result<KubeletKeyring> read_docker_config(std::string& text) {
+Result<KubeletKeyring> read_docker_config(std::string& text, DockerConfigShape shape) {
     Document doc;
     if (std::string error = parse_document(text, doc); !error.empty()) return fail("not JSON: " + error);
     if (!doc.IsObject()) return fail("not a JSON object");
     // A .dockerconfigjson nests the map under "auths"; a .dockercfg is the map.
-    const Value* auths = member(&doc, "auths");
+    const Value* auths = shape == DockerConfigShape::map ? &doc : member(&doc, "auths");
+    KubeletKeyring out;
+    if (auths == nullptr && shape == DockerConfigShape::auths) return out;  // the kubelet's json.Unmarshal into DockerConfigJSON: no auths, no credentials
     if (auths == nullptr) auths = &doc;
     if (!auths->IsObject()) return fail("\"auths\" is not an object");
-    KubeletKeyring out;
     for (const auto& entry : auths->GetObject()) {
         const std::string key(view(entry.name));
         if (!entry.value.IsObject()) return fail("the entry for \"" + key + "\" is not an object");

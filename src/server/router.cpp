@@ -4,6 +4,7 @@
 
 #include "model_image_webhook/admission_path.hpp"
 #include "model_image_webhook/admission_review.hpp"
+#include "model_image_webhook/go_duration.hpp"
 #include "model_image_webhook/registry/body_references.hpp"
 
 #include <algorithm>
@@ -187,16 +188,9 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
 }  // namespace
 
 std::optional<std::chrono::milliseconds> parse_duration(std::string_view value) {
-    long long n = 0;
-    std::size_t i = 0;
-    for (; i < value.size() && i < 9 && std::isdigit(static_cast<unsigned char>(value[i])); ++i) n = n * 10 + (value[i] - '0');
-    if (i == 0) return std::nullopt;
-    const std::string_view unit = value.substr(i);
-    if (unit == "ms") return std::chrono::milliseconds(n);
-    if (unit == "s") return std::chrono::seconds(n);
-    if (unit == "m") return std::chrono::minutes(n);
-    if (unit == "h") return std::chrono::hours(n);
-    return std::nullopt;
+    const std::optional<std::chrono::nanoseconds> d = parse_go_duration(value);
+    if (!d || d->count() < 0) return std::nullopt;  // no wait is negative
+    return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
 std::optional<std::chrono::milliseconds> request_timeout(std::string_view target) {

@@ -118,7 +118,9 @@ public:
             }
         }
         if (config_.registry) {
-            auto lookups = RegistryLookups::create(*config_.registry);
+            auto lookups = RegistryLookups::create(*config_.registry, [](std::string_view reference, std::string_view detail) {
+                Log::instance().write("warning", "registry lookup", {{"reference", reference}, {"detail", detail}});
+            });
             if (!lookups) return fail(lookups.error());
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();

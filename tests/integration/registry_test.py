@@ -1274,21 +1274,23 @@ def mirrors_are_asked_in_order_and_unknown_only_where_every_host_said_so():
 
 
 @test
-def each_mirror_has_its_own_ca_and_credentials_never_carried_from_another_host():
+def each_mirror_has_its_own_ca_and_takes_the_credentials_the_images_name_selects():
     other = Registry("mirror-other-ca", htpasswd_auth, certs=OTHER_CERTS)
     try:
         Client(other).push_image("models/qwen", [3 * MiB, 2 * MiB, 1 * MiB])
         dead = st.free_ports(1)[0]
         server = 'server = "https://127.0.0.1:%d"\n' % dead
-        # Credentials for the registry's name only, none for the mirror's.
+        # As the kubelet selects them (by the image's name) and containerd's CRI sends them (to every
+        # host of that image): the registry's key opens its mirror; a key of the mirror's own name does not.
         registry_only = auth_file("auth-registry-only.json", {"airgap.example": (USER, PASSWORD)})
-        mirror_too = auth_file("auth-mirror-too.json", {"airgap.example": ("someone", "else"), other.authority: (USER, PASSWORD)})
+        mirror_named = auth_file("auth-mirror-named.json", {"airgap.example": ("someone", "else"), other.authority: (USER, PASSWORD)})
         reference = "airgap.example/models/qwen@" + BASIC_IMAGE
         with_ca = hosts_dir("certs.d-ca", {"airgap.example": server + '[host."https://%s"]\n  ca = "%s"\n' % (other.authority, other.ca)})
-        code, r, err = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", mirror_too)
+        code, r, err = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", registry_only)
         assert code == 0 and "6.0 MiB compressed" in warnings_of(r), (r, err)
-        code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", registry_only)
+        code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", with_ca, "--registry-auth", mirror_named)
         assert code == 0 and "unauthorized" in warnings_of(r) and "6.0 MiB" not in warnings_of(r), r
+        mirror_too = registry_only
         # Without its ca, the mirror's certificate is refused; with skip_verify, it is not checked, and said so at start.
         without_ca = hosts_dir("certs.d-noca", {"airgap.example": server + '[host."https://%s"]\n' % other.authority})
         code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", without_ca, "--registry-auth", mirror_too)

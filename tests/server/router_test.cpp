@@ -247,7 +247,8 @@ TEST_CASE("the apiserver's timeout and durations are read as Go writes them", "[
     const std::vector<Case> durations = {
         {"10s", milliseconds(10000)}, {"500ms", milliseconds(500)}, {"5m", milliseconds(300000)}, {"1h", milliseconds(3600000)},
         {"0s", milliseconds(0)},      {"", std::nullopt},           {"10", std::nullopt},          {"s", std::nullopt},
-        {"1.5s", std::nullopt},       {"-1s", std::nullopt},        {"10S", std::nullopt},         {"1000000000s", std::nullopt},
+        {"1.5s", milliseconds(1500)}, {"-1s", std::nullopt},        {"10S", std::nullopt},         {"2m30s", milliseconds(150000)},
+        {"0", milliseconds(0)},       {"500us", milliseconds(0)},   {"1.5h", milliseconds(5400000)}, {"99999999999999999999s", std::nullopt},
     };
     for (const auto& c : durations) {
         INFO(c.text);

@@ -24,10 +24,12 @@ using Deadline = std::chrono::steady_clock::time_point;
 
 // A keyring's answer where a source of credentials may fail to answer (a
 // credential provider plugin that fails or hangs): what it could give, and
-// why something could not be had, in a few words (never a secret).
+// which source could not give, in words a tenant may read (never a secret);
+// the cause in the source's own words (a plugin's stderr) for the log only.
 struct KeyringAnswer {
     std::vector<RegistryCredential> credentials;
     std::string problem;
+    std::string log_problem;
 };
 
 // The credentials to try for a host being asked, as containerd and the

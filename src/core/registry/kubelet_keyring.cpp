@@ -187,6 +187,7 @@ KeyringAnswer UnionKeyring::lookup_until(std::string_view registry, std::string_
         KeyringAnswer found = part->lookup_until(registry, repository, deadline);
         append_new(out.credentials, found.credentials);
         if (!found.problem.empty()) out.problem += (out.problem.empty() ? "" : "; ") + found.problem;
+        if (!found.log_problem.empty()) out.log_problem += (out.log_problem.empty() ? "" : "; ") + found.log_problem;
     }
     return out;
 }

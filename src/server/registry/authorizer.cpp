@@ -218,6 +218,7 @@ HttpResponse Authorizer::send(const RegistryHost& host, std::string_view reposit
             answer.error = host.authority() + " answered " + std::to_string(answer.status) + " without every credential tried";
         }
         answer.error = keys.problem + "; " + answer.error;
+        answer.log_error = keys.log_problem;
         answer.incomplete = true;
     }
     return answer;

@@ -24,11 +24,23 @@ RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure,
     return out;
 }
 
+// Whether a failure says only that no answer came: a tenant reads these
+// alike, so that the check tells no one which ports listen on which hosts.
+bool is_unreached(RegistryFailure failure) {
+    return failure == RegistryFailure::unreachable || failure == RegistryFailure::timeout || failure == RegistryFailure::tls;
+}
+
 // What an answer that is neither the manifest nor a 404 means. A redirect's
 // target is told without its query: a presigned URL's signature is a secret.
+// The transport's and a plugin's own words go to the log, never to a tenant.
 RegistryLookup not_looked(const HttpResponse& a, const std::string& where, const std::string& path) {
     if (a.failure != RegistryFailure::none) {
         RegistryLookup out = with_status(RegistryLookupStatus::unavailable, a.failure, a.error);
+        if (is_unreached(a.failure)) {
+            out.detail = "the registry " + where + " could not be reached";
+            out.log_detail = where + ": " + a.error;
+        }
+        if (!a.log_error.empty()) out.log_detail += (out.log_detail.empty() ? where + ": " : "; ") + a.log_error;
         out.incomplete = a.incomplete;
         return out;
     }
@@ -173,7 +185,10 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCrede
             // The hosts not asked may hold it: no answer, and none to keep.
             RegistryLookup out = with_status(RegistryLookupStatus::unavailable, RegistryFailure::timeout,
                                              "the deadline came after " + std::to_string(tried.size()) + " of " + std::to_string(hosts.size()) + " hosts were asked");
-            for (const RegistryLookup& asked : tried) out.detail += "; " + asked.detail;
+            for (const RegistryLookup& asked : tried) {
+                out.detail += "; " + asked.detail;
+                if (!asked.log_detail.empty()) out.log_detail += (out.log_detail.empty() ? "" : "; ") + asked.log_detail;
+            }
             out.incomplete = true;
             return out;
         }
@@ -188,6 +203,7 @@ RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCrede
         out.incomplete = out.incomplete || r.incomplete;
         if (!out.detail.empty()) out.detail += "; ";
         out.detail += r.detail;
+        if (!r.log_detail.empty()) out.log_detail += (out.log_detail.empty() ? "" : "; ") + r.log_detail;
     }
     return out;
 }

@@ -255,7 +255,9 @@ KeyringAnswer CredentialProviders::lookup_until(std::string_view registry, std::
         if (!provider_matches(plugin->provider, image)) continue;
         Result<KubeletKeyring> keyring = keyring_of(*plugin, image, deadline);
         if (!keyring) {
-            out.problem += (out.problem.empty() ? "" : "; ") + keyring.error();
+            // Its words (its stderr, what it printed) go to the log; a tenant reads which plugin gave nothing.
+            out.problem += (out.problem.empty() ? "" : "; ") + ("the credential provider " + plugin->provider.name + " gave no credentials");
+            out.log_problem += (out.log_problem.empty() ? "" : "; ") + keyring.error();
             continue;
         }
         for (RegistryCredential& c : keyring->lookup_image(image)) out.credentials.push_back(std::move(c));

@@ -22,7 +22,7 @@ std::vector<const Keyring*> keyrings(const KubeletKeyring& file, const Credentia
 }  // namespace
 
 RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers,
-                                 std::unique_ptr<HostsDirectory> dir_hosts, RegistrySettings settings)
+                                 std::unique_ptr<HostsDirectory> dir_hosts, RegistrySettings settings, OperatorLog log)
     : settings_(std::move(settings)),
       transport_(std::move(transport)),
       providers_(std::move(providers)),
@@ -31,10 +31,11 @@ RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::
       dir_hosts_(std::move(dir_hosts)),
       authorizer_(*transport_, keyring_, [this](std::string_view authority, std::string_view host) { return insecure(authority, host); }),
       client_(hosts(), authorizer_, settings_.platform),
-      cache_(client_, cache_settings(settings_)),
+      logged_(client_, std::move(log)),
+      cache_(logged_, cache_settings(settings_)),
       source_(cache_, settings_.timeout) {}
 
-Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySettings settings) {
+Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySettings settings, OperatorLog log) {
     auto transport = CurlTransport::create(settings.ca_file);
     if (!transport) return fail(transport.error());
     std::unique_ptr<CredentialProviders> providers;
@@ -49,7 +50,7 @@ Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySetting
         if (!loaded) return fail(loaded.error());
         dir_hosts = std::move(*loaded);
     }
-    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(providers), std::move(dir_hosts), std::move(settings)));
+    return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(*transport), std::move(providers), std::move(dir_hosts), std::move(settings), std::move(log)));
 }
 
 }  // namespace miw::server

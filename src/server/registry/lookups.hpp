@@ -17,6 +17,7 @@
 #include "model_image_webhook/result.hpp"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,10 +41,14 @@ struct RegistrySettings {
     std::chrono::milliseconds found_ttl{600000};  // --registry-found-ttl: how long a found digest is kept
 };
 
+// Where what only the operator may read goes (the transport's words, a
+// plugin's stderr), one line a look: the reference, and the cause.
+using OperatorLog = std::function<void(std::string_view reference, std::string_view detail)>;
+
 class RegistryLookups {
 public:
     // Fails when the transport cannot be set up (an unreadable --registry-ca).
-    static Result<std::unique_ptr<RegistryLookups>> create(RegistrySettings settings);
+    static Result<std::unique_ptr<RegistryLookups>> create(RegistrySettings settings, OperatorLog log = {});
 
     const RegistryCache& cache() const { return cache_; }
     std::chrono::milliseconds timeout() const { return settings_.timeout; }
@@ -54,8 +59,24 @@ public:
     const HostsDirectory* hosts_directory() const { return dir_hosts_.get(); }
 
 private:
+    // The client, each look's operator words written to the log.
+    class LoggedFetcher : public RegistryFetcher {
+    public:
+        LoggedFetcher(const RegistryFetcher& inner, OperatorLog log) : inner_(inner), log_(std::move(log)) {}
+        using RegistryFetcher::fetch;
+        RegistryLookup fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const override {
+            RegistryLookup found = inner_.fetch(reference, who, deadline);
+            if (log_ && !found.log_detail.empty()) log_(reference, found.log_detail);
+            return found;
+        }
+
+    private:
+        const RegistryFetcher& inner_;
+        OperatorLog log_;
+    };
+
     RegistryLookups(std::unique_ptr<CurlTransport> transport, std::unique_ptr<CredentialProviders> providers, std::unique_ptr<HostsDirectory> dir_hosts,
-                    RegistrySettings settings);
+                    RegistrySettings settings, OperatorLog log);
     const RegistryHosts& hosts() const { return dir_hosts_ ? static_cast<const RegistryHosts&>(*dir_hosts_) : flag_hosts_; }
     bool insecure(std::string_view authority, std::string_view host) const {
         return dir_hosts_ ? dir_hosts_->insecure(authority, host) : flag_hosts_.insecure(authority, host);
@@ -70,6 +91,7 @@ private:
     std::unique_ptr<HostsDirectory> dir_hosts_;  // --registry-hosts-dir; null: the flags' hosts
     Authorizer authorizer_;
     RegistryClient client_;
+    LoggedFetcher logged_;
     RegistryCache cache_;  // last of the parts: its workers stop before what they use goes
     CachedRegistrySource source_;
 };

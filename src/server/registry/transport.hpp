@@ -31,6 +31,9 @@ struct HttpResponse {
     std::string location;
     RegistryFailure failure = RegistryFailure::none;  // set when no answer came
     std::string error;  // what stopped it, in a few words (never a credential)
+    // What only the operator reads, in the log: a credential plugin's own
+    // words (its stderr), never told to a tenant.
+    std::string log_error;
     // A source of credentials could not answer (a plugin failed or ran out
     // of time), so not every credential the node has was tried: the answer
     // is not the registry's last word, and is not kept.
