@@ -107,7 +107,7 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
         config.api = server::in_cluster_config();
     }
     config.pull_secrets = parsed["registry-pull-secrets"].as<bool>();
-    if (config.pull_secrets && parsed.count("registry-pull-secrets") != 0 && config.policy.registry_check != RegistryCheck::off && !config.api) {
+    if (config.pull_secrets && config.policy.registry_check != RegistryCheck::off && !config.api) {
         return fail("--registry-pull-secrets reads Pods' pull secrets from the Kubernetes API, but there is none to ask (not in a cluster, no --kube-api-url); "
                     "give --kube-api-url, or --registry-pull-secrets=false");
     }
@@ -156,8 +156,9 @@ int run_serve(int argc, char** argv) {
         ("watch-artifacts", "list and watch the cluster's ModelArtifacts (true or false), which workloads name with gpustack.ai/model-artifact",
          cxxopts::value<bool>()->default_value("true"))
         ("registry-pull-secrets", "with --registry-check, look digests up with the credentials the kubelet would use: the Pod's imagePullSecrets, "
-                                  "else its service account's, read by name from the API (true or false)",
-         cxxopts::value<bool>()->default_value("true"))
+                                  "else its service account's, read by name from the API (true or false; off by default: it needs get on "
+                                  "secrets in the namespaces served, granted by manifests/overlays/pull-secrets)",
+         cxxopts::value<bool>()->default_value("false"))
         ("node-lookup-timeout", "deadline of a Node lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("2s"))
         ("h,help", "show this help");
     add_policy_options(options, "auto");

@@ -135,7 +135,10 @@ public:
                         KubeClient::Response r = client->get(path, max_body, deadline);
                         return ApiGetAnswer{r.status, std::move(r.body), std::move(r.error)};
                     },
-                    PullSecretSettings{}, [metrics = &state_.metrics](std::string_view kind, std::string_view result) { metrics->pull_secret_read(kind, result); });
+                    PullSecretSettings{}, [metrics = &state_.metrics](std::string_view kind, std::string_view result) { metrics->pull_secret_read(kind, result); },
+                    [](std::string_view what, std::string_view why) {
+                        Log::instance().write("warning", "pull secret not used", {{"object", what}, {"why", why}});
+                    });
                 state_.pull_secrets = &*pull_secrets_;
             }
         }

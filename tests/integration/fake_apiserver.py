@@ -236,6 +236,11 @@ class FakeApiserver:
                                         "metadata": {"namespace": ns, "name": name},
                                         "data": {key: base64.b64encode(config.encode()).decode()}}
 
+    def put_secret(self, ns, name, secret_type, data):
+        """Any other Secret: data as it is stored (base64 values)."""
+        with self.lock:
+            self.secrets[(ns, name)] = {"apiVersion": "v1", "kind": "Secret", "type": secret_type, "metadata": {"namespace": ns, "name": name}, "data": data}
+
     def put_service_account(self, ns, name, pull_secrets):
         with self.lock:
             self.service_accounts[(ns, name)] = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"namespace": ns, "name": name},

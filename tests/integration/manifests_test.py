@@ -47,7 +47,14 @@ MANIFESTS = os.path.join(WORK, "manifests")
 shutil.copytree(os.path.join(REPO, "manifests"), MANIFESTS)
 subprocess.run(["bash", os.path.join(REPO, "certs", "gen-certs.sh"), "--out", os.path.join(WORK, "certs"), "--overlay",
                 os.path.join(MANIFESTS, "overlays", "self-signed")], check=True, capture_output=True)
-TARGETS = ["base", "overlays/cert-manager", "overlays/self-signed"]
+# Each overlay with the pull-secrets component, as an operator composes them.
+for overlay in ("cert-manager", "self-signed"):
+    composed = os.path.join(MANIFESTS, "with-pull-secrets", overlay)
+    os.makedirs(composed)
+    with open(os.path.join(composed, "kustomization.yaml"), "w") as f:
+        f.write("resources: [../../overlays/%s]\ncomponents: [../../overlays/pull-secrets]\n" % overlay)
+TARGETS = ["base", "overlays/cert-manager", "overlays/self-signed", "with-pull-secrets/cert-manager", "with-pull-secrets/self-signed"]
+SHIPPED = [t for t in TARGETS if not t.startswith("with-pull-secrets/")]
 
 
 def render(target):
@@ -225,11 +232,43 @@ def the_deployment_survives_drains_and_runs_restricted():
     assert roles["model-image-webhook"]["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]},
                                                      {"apiGroups": ["worker.gpustack.ai"], "resources": ["modelartifacts"], "verbs": ["list", "watch"]}], \
         "reading Nodes and ModelArtifacts, nothing else"
-    assert roles["model-image-webhook-pull-secrets"]["rules"] == [{"apiGroups": [""], "resources": ["secrets", "serviceaccounts"], "verbs": ["get"]}], \
-        "pull secrets by name only: never list or watch Secrets"
-    assert set(roles) == {"model-image-webhook", "model-image-webhook-pull-secrets"}
+    assert set(roles) == {"model-image-webhook"}
     bindings = {o["roleRef"]["name"] for o in objects if o["kind"] == "ClusterRoleBinding"}
-    assert bindings == set(roles), "each role bound on its own, so the pull-secret one can be dropped alone"
+    assert bindings == set(roles)
+
+
+def grants_secrets(role):
+    return any(set(r.get("resources", [])) & {"secrets", "*"} and set(r.get("apiGroups", [])) & {"", "*"} for r in role.get("rules", []))
+
+
+@test
+def no_shipped_render_binds_secrets_cluster_wide_and_pull_secrets_are_off_by_default():
+    for target in TARGETS:
+        objects = render(target)
+        roles = {o["metadata"]["name"]: o for o in objects if o["kind"] in ("ClusterRole", "Role")}
+        for binding in (o for o in objects if o["kind"] == "ClusterRoleBinding"):
+            assert not grants_secrets(roles[binding["roleRef"]["name"]]), "%s: %s binds Secrets cluster-wide" % (target, binding["metadata"]["name"])
+        args = [o for o in objects if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["containers"][0]["args"]
+        pull = [a for a in args if a.startswith("--registry-pull-secrets")]
+        if target in SHIPPED:
+            assert pull == [], (target, pull)
+            assert not any(grants_secrets(r) for r in roles.values()), target
+            assert not [o for o in objects if o["kind"] == "RoleBinding"], target
+
+
+@test
+def the_pull_secrets_component_grants_get_by_role_bindings_in_the_listed_namespaces_and_turns_the_flag_on():
+    for target in ("with-pull-secrets/cert-manager", "with-pull-secrets/self-signed"):
+        objects = render(target)
+        role = [o for o in objects if o["kind"] == "ClusterRole" and o["metadata"]["name"] == "model-image-webhook-pull-secrets"][0]
+        assert role["rules"] == [{"apiGroups": [""], "resources": ["secrets", "serviceaccounts"], "verbs": ["get"]}], "by name only: never list or watch"
+        bindings = [o for o in objects if o["kind"] == "RoleBinding"]
+        assert sorted(b["metadata"]["namespace"] for b in bindings) == ["ml-batch", "ml-serving"], bindings
+        for b in bindings:
+            assert b["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "model-image-webhook-pull-secrets"}
+            assert b["subjects"] == [{"kind": "ServiceAccount", "name": "model-image-webhook", "namespace": "model-image-webhook"}]
+        args = [o for o in objects if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["containers"][0]["args"]
+        assert args.count("--registry-pull-secrets=true") == 1 and "--registry-check=warn" in args, args
 
 
 @test

@@ -567,8 +567,40 @@ def an_opted_in_pod_naming_an_unknown_image_is_refused_at_mutation():
 @test
 def a_certificate_from_another_ca_admits_unchecked():
     reference = "127.0.0.1:%d/models/qwen@%s" % (OTHER_CA_REGISTRY.server_address[1], ZERO_DIGEST)
-    code, r, _ = review(artifact_review(reference))
-    assert code == 0 and r["allowed"] and "(tls" in warnings_of(r), r
+    code, r, err = review(artifact_review(reference))
+    assert code == 0 and r["allowed"] and "(unreachable: the registry 127.0.0.1:%d could not be reached)" % OTHER_CA_REGISTRY.server_address[1] in warnings_of(r), r
+    # The operator reads why, and what to do, in the log.
+    assert "was refused" in err and "add its CA with --registry-ca" in err, err
+
+
+@test
+def a_refused_connection_a_timeout_and_a_tls_failure_read_alike_to_a_tenant():
+    # The check is no port scanner: what a tenant reads of a port that refuses, one that never answers
+    # and one that speaks TLS from another CA is the same but for the host; the log and the metric keep them apart.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(1)  # accepts, never answers
+    refused = st.free_ports(1)[0]
+    hosts = {"refused": "127.0.0.1:%d" % refused, "silent": "127.0.0.1:%d" % silent.getsockname()[1],
+             "tls": "127.0.0.1:%d" % OTHER_CA_REGISTRY.server_address[1]}
+    try:
+        s = registry_server("--registry-timeout", "1s")
+        try:
+            told = {}
+            for kind, authority in hosts.items():
+                r = post_review(s, artifact_review("%s/models/qwen@%s" % (authority, ZERO_DIGEST), uid="u-" + kind), "/validate?timeout=10s")
+                told[kind] = "\n".join(r["warnings"]).replace(authority, "HOST")
+            assert told["refused"] == told["silent"] == told["tls"], told
+            assert "(unreachable: the registry HOST could not be reached)" in told["refused"], told
+            for result in ("unreachable", "timeout", "tls"):
+                assert s.metric('miw_registry_lookups_total{result="%s"}' % result) == 1, result
+            output = s.output()
+        finally:
+            s.stop()
+        assert "Connection refused" in output or "Couldn't connect" in output, output[-3000:]
+        assert "within the time allowed" in output and "was refused" in output, output[-3000:]
+    finally:
+        silent.close()
 
 
 @test
@@ -587,8 +619,9 @@ def a_plain_http_registry_is_asked_only_when_named_insecure():
     code, r, _ = review(artifact_review(ref(PLAIN, "models/phi", ZERO_DIGEST)), "--registry-insecure", PLAIN.authority)
     assert code == 1 and "registry has no manifest for this digest" in r["status"]["message"], r
     # Not named: TLS is asked of it, and it has none; nothing is sent in the clear.
-    code, r, _ = review(artifact_review(ref(PLAIN, "models/phi", ZERO_DIGEST)))
-    assert code == 0 and r["allowed"] and "(tls" in warnings_of(r), r
+    code, r, err = review(artifact_review(ref(PLAIN, "models/phi", ZERO_DIGEST)))
+    assert code == 0 and r["allowed"] and "(unreachable: the registry %s could not be reached)" % PLAIN.authority in warnings_of(r), r
+    assert "TLS with %s failed" % PLAIN.authority in err, err
 
 
 @test
@@ -607,8 +640,9 @@ def a_huge_answer_is_cut_at_the_cap_and_admits_unchecked():
 
 @test
 def a_slow_registry_is_given_up_on_at_the_timeout():
-    code, r, _ = review(artifact_review("%s/slow/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)), "--registry-timeout", "1s")
-    assert code == 0 and r["allowed"] and "(timeout" in warnings_of(r), r
+    code, r, err = review(artifact_review("%s/slow/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)), "--registry-timeout", "1s")
+    assert code == 0 and r["allowed"] and "(unreachable: the registry %s could not be reached)" % HOSTILE_AUTHORITY in warnings_of(r), r
+    assert "no answer from %s within the time allowed" % HOSTILE_AUTHORITY in err, err
     assert r["_seconds"] < 5, r["_seconds"]
 
 
@@ -777,7 +811,7 @@ def a_slow_registry_is_bounded_by_the_apiservers_timeout():
         started = time.time()
         r = post_review(s, artifact_review("%s/slow/m@%s" % (HOSTILE_AUTHORITY, ZERO_DIGEST)), "/validate?timeout=2s")
         took = time.time() - started
-        assert r["allowed"] and "(timeout" in "\n".join(r["warnings"]), r
+        assert r["allowed"] and "(unreachable: the registry %s could not be reached)" % HOSTILE_AUTHORITY in "\n".join(r["warnings"]), r
         assert took < 2.0, took
         # Meanwhile and after, others are served at once.
         r = post_review(s, artifact_review("r.example/m@" + ZERO_DIGEST.replace("sha256:", "sha256:")[:-1] + "1", uid="other"), "/validate?timeout=1s")
@@ -822,9 +856,12 @@ def a_credential_provider_plugin_opens_a_private_registry_as_on_the_nodes():
     assert len(sent) == 2
     # A plugin that fails: admitted unchecked, and the warning says why.
     flags = credential_provider("failing-credential-provider", "echo 'no instance role for this node' >&2\nexit 3\n", BASIC.authority)
-    code, r, _ = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), *flags)
+    code, r, err = review(artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST)), *flags)
     text = warnings_of(r)
-    assert code == 0 and "(unauthorized" in text and "credential provider failing-credential-provider: it exited with 3: no instance role" in text, r
+    assert code == 0 and "(unauthorized: the credential provider failing-credential-provider gave no credentials" in text, r
+    # Its own words are the operator's: in the log, never in what a tenant reads.
+    assert "no instance role" not in text, r
+    assert "credential provider failing-credential-provider: it exited with 3: no instance role" in err, err
     # One that is not there stops the command, naming it.
     flags[-1] = os.path.join(WORK, "no-plugins-here")
     code, r, err = review(artifact_review(ref(BASIC, "models/qwen", BASIC_IMAGE)), *flags)
@@ -838,7 +875,7 @@ def a_hurried_review_never_switches_the_check_off_for_the_reviews_after_it():
         HostileHandler.hits["lagging"] = 0
         reference = "%s/lagging/m@%s" % (HOSTILE_AUTHORITY, LAGGING_DIGEST)
         r = post_review(s, artifact_review(reference), "/validate?timeout=1s")
-        assert r["allowed"] and "(timeout" in "\n".join(r["warnings"]), r
+        assert r["allowed"] and "(unreachable: the registry %s could not be reached)" % HOSTILE_AUTHORITY in "\n".join(r["warnings"]), r
         # The lookup went on to --registry-timeout; its answer serves the next review.
         time.sleep(1.2)
         r = post_review(s, artifact_review(reference, uid="u-next"), "/validate?timeout=10s")
@@ -1040,8 +1077,10 @@ def pull_secret_api():
 
 
 def pull_secret_server(api, *flags):
+    """Pull secrets on (they are off by default), unless the flags say otherwise."""
+    chosen = [] if any(f.startswith("--registry-pull-secrets") for f in flags) else ["--registry-pull-secrets=true"]
     return registry_server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(st.CERTS, "ca.crt"), "--kube-token-file", st.TOKEN_FILE,
-                           "--watch-nodes=false", "--watch-artifacts=false", *flags)
+                           "--watch-nodes=false", "--watch-artifacts=false", *chosen, *flags)
 
 
 @contextlib.contextmanager
@@ -1121,31 +1160,41 @@ def the_service_accounts_secrets_serve_pods_templates_and_model_artifacts():
         assert api.requests.count("/api/v1/namespaces/team-a/serviceaccounts/puller") == 1, secret_reads(api)
 
 
+def unusable(name, namespace):
+    return 'the Secret "%s" of namespace %s could not be used as a pull secret' % (name, namespace)
+
+
 @test
 def a_secret_that_cannot_be_used_is_named_and_secrets_are_only_ever_got_by_name():
     api = pull_secret_api()
     api.forbidden_namespaces.add("locked")
+    api.put_secret("team-a", "opaque-token", "Opaque", {"token": "aHVudGVyMg=="})
     with pull_secret_serving(api) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["typo-cred", "regcred"]), "/mutate")
-        assert r["allowed"] and 'the pull secret \"typo-cred\" of namespace team-a is not found' in warnings_of(r), r
+        assert r["allowed"] and unusable("typo-cred", "team-a") in warnings_of(r), r
         assert "6.0 MiB compressed" in warnings_of(r), r
         # team-b's secret is not team-a's: not found in team-a.
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["team-b-cred"]), "/mutate")
-        assert r["allowed"] and 'the pull secret \"team-b-cred\" of namespace team-a is not found' in warnings_of(r), r
+        assert r["allowed"] and unusable("team-b-cred", "team-a") in warnings_of(r), r
         assert "unauthorized" in warnings_of(r), r
         assert "/api/v1/namespaces/team-b/secrets/team-b-cred" not in api.requests
-        # Where the role is not granted: said, with where to look.
-        r = post_review(s, namespaced_pod_review(reference, "locked", ["regcred"]), "/mutate")
-        assert r["allowed"] and "403 Forbidden: the webhook's role lacks get on secrets" in warnings_of(r), r
-        # A name that cannot be a Secret's never reaches the API.
-        r = post_review(s, namespaced_pod_review(reference, "team-a", ["../../nodes"]), "/mutate")
-        assert r["allowed"] and "not a valid object name" in warnings_of(r), r
+        # Missing, forbidden, of another type, or a name that cannot be one: one and the same words, so
+        # a tenant without get on secrets learns nothing of a namespace's Secrets. The operator's log says why.
+        told = {}
+        for namespace, name in (("team-a", "typo-cred"), ("locked", "regcred"), ("team-a", "opaque-token"), ("team-a", "../../nodes")):
+            r = post_review(s, namespaced_pod_review(reference, namespace, [name]), "/mutate")
+            told[(namespace, name)] = [w.replace('"%s" of namespace %s' % (name, namespace), "X") for w in r["warnings"] if "pull secret" in w]
+        assert len({tuple(t) for t in told.values()}) == 1 and len(told[("team-a", "typo-cred")]) == 1, told
+        output = s.output()
+        assert "403 Forbidden: the webhook's role lacks get on secrets" in output and "its type is Opaque" in output, output[-3000:]
+        assert "not a valid object name" in output, output[-3000:]
         reads = secret_reads(api)
         assert reads and all("?" not in p and len(p.split("/")) == 7 for p in reads), reads
         assert not any("nodes" in p for p in reads), reads
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="forbidden"}') == 1
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="not-found"}') == 2
+        assert s.metric('miw_pull_secret_reads_total{kind="secret",result="invalid"}') == 1
         assert s.metric('miw_pull_secret_reads_total{kind="secret",result="read"}') == 1
 
 
@@ -1157,7 +1206,7 @@ def a_slow_or_huge_api_answer_never_holds_a_review():
     with pull_secret_serving(api, "--registry-auth", AUTH_FILE) as s:
         reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
         r = post_review(s, namespaced_pod_review(reference, "team-a", ["huge"]), "/mutate")
-        assert r["allowed"] and 'the pull secret \"huge\" of namespace team-a is unreadable' in warnings_of(r), r
+        assert r["allowed"] and unusable("huge", "team-a") in warnings_of(r), r
         assert "6.0 MiB compressed" in warnings_of(r), r  # the cluster's credentials still serve
         # An API that answers after the apiserver's timeout: the review is answered within it, the secret named,
         # and the lookup still made with what the cluster holds (half the time is left to it).
@@ -1167,12 +1216,27 @@ def a_slow_or_huge_api_answer_never_holds_a_review():
         assert resp.status == 200 and time.time() - started < 2.5, (resp.status, time.time() - started)
         r = json.loads(data)["response"]
         assert r["allowed"], r
-        assert 'the pull secret "regcred" of namespace team-a is unreadable: no answer within the deadline' in warnings_of(r), r
+        assert unusable("regcred", "team-a") in warnings_of(r), r
         assert s.get("/healthz")[0] == 200
+        assert "secret team-a/regcred" in s.output() and "no answer within the deadline" in s.output()
 
 
 @test
 def without_pull_secrets_the_api_is_never_asked_for_them():
+    # Off by default (reading Secrets is the operator's grant), and off when said so.
+    api = pull_secret_api()
+    try:
+        s = registry_server("--kube-api-url", api.url, "--kube-ca-file", os.path.join(st.CERTS, "ca.crt"), "--kube-token-file", st.TOKEN_FILE,
+                            "--watch-nodes=false", "--watch-artifacts=false", "--registry-auth", AUTH_FILE)
+        try:
+            r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
+            assert r["allowed"] and "6.0 MiB compressed" in warnings_of(r), r
+            assert secret_reads(api) == [], api.requests
+            assert '"registryPullSecrets":false' in s.output()
+        finally:
+            s.stop()
+    finally:
+        api.stop()
     api = pull_secret_api()
     with pull_secret_serving(api, "--registry-pull-secrets=false", "--registry-auth", AUTH_FILE) as s:
         r = post_review(s, namespaced_pod_review(ref(BASIC, "models/qwen", BASIC_IMAGE), "team-a", ["regcred"]), "/mutate")
@@ -1293,8 +1357,9 @@ def each_mirror_has_its_own_ca_and_takes_the_credentials_the_images_name_selects
         mirror_too = registry_only
         # Without its ca, the mirror's certificate is refused; with skip_verify, it is not checked, and said so at start.
         without_ca = hosts_dir("certs.d-noca", {"airgap.example": server + '[host."https://%s"]\n' % other.authority})
-        code, r, _ = review(artifact_review(reference), "--registry-hosts-dir", without_ca, "--registry-auth", mirror_too)
-        assert code == 0 and "(tls" in warnings_of(r), r
+        code, r, err = review(artifact_review(reference), "--registry-hosts-dir", without_ca, "--registry-auth", mirror_too)
+        assert code == 0 and "the registry %s could not be reached" % other.authority in warnings_of(r), r
+        assert "the certificate of %s was refused" % other.authority in err, err
         skipping = hosts_dir("certs.d-skip", {"airgap.example": server + '[host."https://%s"]\n  skip_verify = true\n' % other.authority})
         code, r, err = review(artifact_review(reference), "--registry-hosts-dir", skipping, "--registry-auth", mirror_too)
         assert code == 0 and "6.0 MiB compressed" in warnings_of(r), r

@@ -200,16 +200,19 @@ TEST_CASE("reviews asking for one digest at once share one look", "[registry_cac
 }
 
 TEST_CASE("a review whose deadline passes while another looks gets a timeout, not a wait", "[registry_cache]") {
+    const std::string kPinned = "r/a@sha256:" + std::string(64, '1');
     CountingFetcher fetcher;
     fetcher.delay = 300ms;
     RegistryCache cache(fetcher, 30s);
-    std::thread first([&] { cache.lookup_until("r/a@sha256:1", soon()); });
+    std::thread first([&] { cache.lookup_until(kPinned, soon()); });
     std::this_thread::sleep_for(50ms);
-    const RegistryAnswer late = cache.lookup_until("r/a@sha256:1", std::chrono::steady_clock::now() + 20ms);
+    const RegistryAnswer late = cache.lookup_until(kPinned, std::chrono::steady_clock::now() + 20ms);
     first.join();
     CHECK(late.origin == RegistryAnswerOrigin::shared);
     CHECK(late.lookup.status == RegistryLookupStatus::unavailable);
     CHECK(late.lookup.failure == RegistryFailure::timeout);
+    // As a tenant reads a port that refuses: one that never answers is told no otherwise.
+    CHECK(late.lookup.detail == "the registry docker.io could not be reached");
     CHECK(fetcher.calls == 1);
 }
 

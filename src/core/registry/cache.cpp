@@ -111,9 +111,13 @@ RegistryAnswer RegistryCache::lookup_until(std::string_view reference, Deadline 
     }
     const RegistryAnswerOrigin origin = started ? RegistryAnswerOrigin::fetched : RegistryAnswerOrigin::shared;
     if (!flight->finished.wait_until(lock, deadline, [&] { return flight->done; })) {
+        // The look goes on, and its answer serves the next review. A tenant
+        // reads what a refused connection reads: a port that never answers
+        // is told no otherwise than one that refuses.
         RegistryLookup late;
         late.failure = RegistryFailure::timeout;
-        late.detail = "no answer before the review's deadline; the lookup goes on, and its answer serves the next review";
+        const Result<RegistryLocator> located = locate_in_registry(reference);
+        late.detail = "the registry " + (located ? located->registry : std::string("of the reference")) + " could not be reached";
         return {std::move(late), origin};
     }
     return {flight->result, origin};

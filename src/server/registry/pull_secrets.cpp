@@ -4,6 +4,7 @@
 #include "model_image_webhook/text.hpp"
 
 #include <algorithm>
+#include <exception>
 
 namespace miw::server {
 
@@ -45,12 +46,18 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
         ++reading_;
         ++reads_;
     }
+    // The slot is given back however the GET ends, a throw included.
+    struct Slot {
+        const PullSecrets& owner;
+        ~Slot() {
+            {
+                std::lock_guard lock(owner.mutex_);
+                --owner.reading_;
+            }
+            owner.read_slot_.notify_one();
+        }
+    } slot{*this};
     ApiGetAnswer a = get_(path, kMaxSecretAnswerBytes, deadline);
-    {
-        std::lock_guard lock(mutex_);
-        --reading_;
-    }
-    read_slot_.notify_one();
     if (!a.error.empty() || a.status == 0) {
         out.problem = "unreadable: " + (a.error.empty() ? std::string("no answer") : a.error);
         out.keep = false;  // the API's absence, not its answer: asked again next time
@@ -150,7 +157,20 @@ PullSecrets::Read PullSecrets::read_object(const std::string& kind, std::string_
         entry = std::make_shared<Entry>();
         entries_.emplace(key, entry);
     }
-    Read read = fetch(kind, namespace_name, name, deadline);
+    // Whatever the read does, a throw included, the entry ends with an answer:
+    // one left unfinished would hold every later review of it to its deadline.
+    Read read;
+    try {
+        read = fetch(kind, namespace_name, name, deadline);
+    } catch (const std::exception& e) {
+        read = Read{};
+        read.problem = std::string("unread: the read failed inside the webhook: ") + e.what();
+        read.keep = false;
+    } catch (...) {
+        read = Read{};
+        read.problem = "unread: the read failed inside the webhook";
+        read.keep = false;
+    }
     if (observe_ && !read.outcome.empty()) observe_(kind == kSecrets ? "secret" : "serviceaccount", read.outcome);
     std::lock_guard lock(mutex_);
     entry->read = read;
@@ -170,8 +190,9 @@ PullSecrets::Assembled PullSecrets::assemble(const PullSecretsRef& who, Deadline
         const std::string account = who.service_account.empty() ? std::string("default") : std::string(who.service_account);
         Read sa = read_object(std::string(kServiceAccounts), ns, account, deadline);
         if (!sa.problem.empty()) {
-            out.notes.push_back("the service account " + quote_value(account) + " of namespace " + ns + " is " + sa.problem +
-                                "; its imagePullSecrets were not used, and the lookup went on with the node's credentials");
+            if (log_) log_("serviceaccount " + ns + "/" + account, sa.problem);
+            out.notes.push_back("the service account " + quote_value(account) + " of namespace " + ns +
+                                " could not be read for its imagePullSecrets: the lookup went on with the node's credentials");
             return out;
         }
         names = std::move(sa.names);
@@ -187,8 +208,10 @@ PullSecrets::Assembled PullSecrets::assemble(const PullSecretsRef& who, Deadline
         read_names.push_back(name);
         Read secret = read_object(std::string(kSecrets), ns, name, deadline);
         if (!secret.problem.empty()) {
-            out.notes.push_back("the pull secret " + quote_value(name) + " of namespace " + ns + " is " + secret.problem +
-                                ": the kubelet pulls without it, and so did this lookup");
+            // One wording whatever the cause (missing, forbidden, of another type): no oracle of a namespace's Secrets.
+            if (log_) log_("secret " + ns + "/" + name, secret.problem);
+            out.notes.push_back("the Secret " + quote_value(name) + " of namespace " + ns +
+                                " could not be used as a pull secret: the kubelet pulls without it, and so did this lookup");
         } else if (secret.keyring && !secret.keyring->empty()) {
             usable.push_back(std::move(secret));
         }

@@ -4,8 +4,11 @@
 // watched) and made one keyring, tried before the node's credentials. What
 // the API answered is kept for a few seconds, bounded in entries and bytes,
 // and one read serves every review that asks for the same object meanwhile.
-// A secret that is missing, unreadable or of another type is a note naming
-// it, as the kubelet makes it an event and pulls without it.
+// A secret that is missing, forbidden, unreadable or of another type is one
+// and the same note naming it, as the kubelet makes it an event and pulls
+// without it: a tenant without get on secrets learns nothing of whether a
+// Secret exists or what it holds. Why it could not be used goes to the
+// operator's log.
 // No Boost here: the API is asked through ApiGet.
 #pragma once
 
@@ -35,6 +38,9 @@ using ApiGet = std::function<ApiGetAnswer(const std::string& path, std::size_t m
 // Told of each read's outcome: kind "secret" or "serviceaccount"; result
 // read, not-found, forbidden, invalid, unreadable or busy (for the metrics).
 using ReadObserver = std::function<void(std::string_view kind, std::string_view result)>;
+// Told why an object could not be used, for the operator's log only: what
+// (kind, namespace/name) and why.
+using ReadProblemLog = std::function<void(std::string_view what, std::string_view why)>;
 
 // A registry Secret is a few hundred bytes to a few KiB; one over this is
 // not read (the memory budget counts it, docs/operations.md).
@@ -49,8 +55,8 @@ struct PullSecretSettings {
 
 class PullSecrets {
 public:
-    PullSecrets(ApiGet get, PullSecretSettings settings = {}, ReadObserver observe = {})
-        : get_(std::move(get)), settings_(settings), observe_(std::move(observe)) {}
+    PullSecrets(ApiGet get, PullSecretSettings settings = {}, ReadObserver observe = {}, ReadProblemLog log = {})
+        : get_(std::move(get)), settings_(settings), observe_(std::move(observe)), log_(std::move(log)) {}
 
     struct Assembled {
         PullCredentials credentials;  // empty identity: no credentials beyond the node's
@@ -90,6 +96,7 @@ private:
     ApiGet get_;
     PullSecretSettings settings_;
     ReadObserver observe_;
+    ReadProblemLog log_;
     mutable std::mutex mutex_;
     mutable std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
     mutable std::size_t bytes_ = 0;

@@ -8,8 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 using namespace miw;
@@ -55,6 +57,20 @@ struct ScriptedApi {
 };
 
 Deadline soon() { return std::chrono::steady_clock::now() + 5s; }
+
+// What the operator's log was told: "what: why" a line.
+struct ProblemLog {
+    std::vector<std::string> lines;
+    std::mutex mutex;
+    ReadProblemLog sink() {
+        return [this](std::string_view what, std::string_view why) {
+            std::lock_guard lock(mutex);
+            lines.push_back(std::string(what) + ": " + std::string(why));
+        };
+    }
+};
+
+const std::string kUnusable = "could not be used as a pull secret: the kubelet pulls without it, and so did this lookup";
 
 // Until the API has been asked `n` times (a read under way counts): a thread
 // started a moment ago may not have begun, on a loaded or sanitized build.
@@ -117,14 +133,14 @@ TEST_CASE("pull secrets: none named, the service account's (default when none is
     }
 }
 
-TEST_CASE("pull secrets: what cannot be used is a note naming it, and the rest are still used", "[pull_secrets]") {
+TEST_CASE("pull secrets: what cannot be used is one and the same note naming it, the cause in the log, and the rest still used", "[pull_secrets]") {
     struct Case {
         const char* name;
         ApiGetAnswer answer;
-        const char* note;
+        const char* note;  // what the operator's log says
     };
     const Case cases[] = {
-        {"missing", {404, R"({"kind":"Status","code":404})", ""}, "\"broken\" of namespace team-a is not found"},
+        {"missing", {404, R"({"kind":"Status","code":404})", ""}, "not found"},
         {"forbidden", {403, R"({"kind":"Status","code":403})", ""}, "403 Forbidden: the webhook's role lacks get on secrets"},
         {"another type", {200, secret("broken", "Opaque", "{}"), ""}, "its type is Opaque, not kubernetes.io/dockerconfigjson"},
         {"not base64", {200, R"({"kind":"Secret","type":"kubernetes.io/dockerconfigjson","data":{".dockerconfigjson":"%%%"}})", ""}, "is not base64"},
@@ -136,11 +152,14 @@ TEST_CASE("pull secrets: what cannot be used is a note naming it, and the rest a
             ScriptedApi api;
             api.answers[kSecrets + "broken"] = c.answer;
             api.put(kSecrets + "good", secret("good", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "pw")));
-            PullSecrets secrets(api.get());
+            ProblemLog log;
+            PullSecrets secrets(api.get(), {}, {}, log.sink());
             const PullSecrets::Assembled a = secrets.assemble({"team-a", {"broken", "good"}, {}}, soon());
             REQUIRE(a.notes.size() == 1);
-            CHECK_THAT(a.notes[0], Catch::Contains(c.note));
-            CHECK_THAT(a.notes[0], Catch::Contains("the kubelet pulls without it"));
+            // A tenant without get on secrets learns nothing of whether it exists, or what it holds.
+            CHECK(a.notes[0] == "the Secret \"broken\" of namespace team-a " + kUnusable);
+            REQUIRE(log.lines.size() == 1);
+            CHECK_THAT(log.lines[0], Catch::StartsWith("secret team-a/broken: ") && Catch::Contains(c.note));
             CHECK(creds_for(a, "registry.example", "team/qwen").size() == 1);
         }
     }
@@ -149,10 +168,13 @@ TEST_CASE("pull secrets: what cannot be used is a note naming it, and the rest a
 TEST_CASE("pull secrets: a service account that cannot be read is named; one not found has no secrets", "[pull_secrets]") {
     ScriptedApi api;
     api.answers[kAccounts + "locked"] = {403, "{}", ""};
-    PullSecrets secrets(api.get());
+    ProblemLog log;
+    PullSecrets secrets(api.get(), {}, {}, log.sink());
     const PullSecrets::Assembled locked = secrets.assemble({"team-a", {}, "locked"}, soon());
     REQUIRE(locked.notes.size() == 1);
-    CHECK_THAT(locked.notes[0], Catch::Contains("service account \"locked\" of namespace team-a is unreadable"));
+    CHECK_THAT(locked.notes[0], Catch::Contains("service account \"locked\" of namespace team-a could not be read for its imagePullSecrets"));
+    REQUIRE(log.lines.size() == 1);
+    CHECK_THAT(log.lines[0], Catch::Contains("403 Forbidden"));
     CHECK(locked.credentials.identity.empty());
     const PullSecrets::Assembled absent = secrets.assemble({"team-a", {}, "not-yet"}, soon());
     CHECK(absent.notes.empty());
@@ -163,11 +185,14 @@ TEST_CASE("pull secrets: names that cannot be an object's are never put in a pat
     const std::vector<std::string_view> names = {"../../nodes", "a/b", "UPPER", "a?b", "..", std::string_view("a\0b", 3)};
     for (std::string_view name : names) {
         ScriptedApi api;
-        PullSecrets secrets(api.get());
+        ProblemLog log;
+        PullSecrets secrets(api.get(), {}, {}, log.sink());
         const PullSecrets::Assembled a = secrets.assemble({"team-a", {name}, {}}, soon());
         CHECK(api.asked.empty());
         REQUIRE(a.notes.size() == 1);
-        CHECK_THAT(a.notes[0], Catch::Contains("not a valid object name"));
+        CHECK_THAT(a.notes[0], Catch::Contains(kUnusable));
+        REQUIRE(log.lines.size() == 1);
+        CHECK_THAT(log.lines[0], Catch::Contains("not a valid object name"));
     }
     ScriptedApi api;
     PullSecrets secrets(api.get());
@@ -249,7 +274,8 @@ TEST_CASE("pull secrets: a review waits for another's read only until its own de
     ScriptedApi api;
     api.delay = 500ms;
     api.put(kSecrets + "slow", secret("slow", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "pw")));
-    PullSecrets secrets(api.get());
+    ProblemLog log;
+    PullSecrets secrets(api.get(), {}, {}, log.sink());
     std::thread first([&] { secrets.assemble({"team-a", {"slow"}, {}}, soon()); });
     wait_for_reads(secrets, 1);
     const auto start = std::chrono::steady_clock::now();
@@ -258,7 +284,9 @@ TEST_CASE("pull secrets: a review waits for another's read only until its own de
     first.join();  // before any REQUIRE: a thread left running would end the test binary
     CHECK(waited < 400ms);
     REQUIRE(hurried.notes.size() == 1);
-    CHECK_THAT(hurried.notes[0], Catch::Contains("before the review's deadline"));
+    CHECK_THAT(hurried.notes[0], Catch::Contains(kUnusable));
+    REQUIRE(log.lines.size() == 1);
+    CHECK_THAT(log.lines[0], Catch::Contains("before the review's deadline"));
     CHECK(secrets.api_reads() == 1);
 }
 
@@ -288,13 +316,15 @@ TEST_CASE("pull secrets: a few reads of the API at once, whatever a namespace's 
     api.delay = 400ms;
     PullSecretSettings settings;
     settings.max_reads = 1;
-    PullSecrets secrets(api.get(), settings);
+    ProblemLog log;
+    PullSecrets secrets(api.get(), settings, {}, log.sink());
     std::thread first([&] { secrets.assemble({"team-a", {"one"}, {}}, soon()); });
     wait_for_reads(secrets, 1);
     const PullSecrets::Assembled crowded = secrets.assemble({"team-a", {"two"}, {}}, std::chrono::steady_clock::now() + 100ms);
     first.join();  // before any REQUIRE: a thread left running would end the test binary
     REQUIRE(crowded.notes.size() == 1);
-    CHECK_THAT(crowded.notes[0], Catch::Contains("reads of the API were all taken"));
+    CHECK_THAT(crowded.notes[0], Catch::Contains(kUnusable));
+    CHECK(std::any_of(log.lines.begin(), log.lines.end(), [](const std::string& l) { return l.rfind("secret team-a/two: unread: the webhook's reads of the API were all taken", 0) == 0; }));
     CHECK(secrets.api_reads() == 1);
     // Not kept: asked again once there is room.
     secrets.assemble({"team-a", {"two"}, {}}, soon());
@@ -314,4 +344,28 @@ TEST_CASE("pull secrets: each read of the API is told by kind and result, a kept
     secrets.assemble({"team-a", {"../x"}, {}}, soon());  // never asked: nothing told
     CHECK(told == std::map<std::string, int>{
                       {"serviceaccount read", 1}, {"secret read", 1}, {"secret not-found", 1}, {"secret invalid", 1}, {"secret forbidden", 1}});
+}
+
+TEST_CASE("pull secrets: a read that throws ends with an answer, is not kept, and gives back its slot", "[pull_secrets]") {
+    std::atomic<int> calls{0};
+    const std::string good = secret("flaky", "kubernetes.io/dockerconfigjson", docker_config("registry.example", "alice", "pw"));
+    PullSecretSettings settings;
+    settings.max_reads = 1;
+    ProblemLog log;
+    PullSecrets secrets(
+        [&](const std::string&, std::size_t, Deadline) -> ApiGetAnswer {
+            if (++calls == 1) throw std::runtime_error("Too many open files");
+            return ApiGetAnswer{200, good, ""};
+        },
+        settings, {}, log.sink());
+    const auto started = std::chrono::steady_clock::now();
+    const PullSecrets::Assembled failed = secrets.assemble({"team-a", {"flaky"}, {}}, soon());
+    REQUIRE(failed.notes.size() == 1);
+    CHECK_THAT(log.lines.at(0), Catch::Contains("Too many open files"));
+    // Not left unfinished, and the one read slot is free: the next review reads it at once, and uses it.
+    const PullSecrets::Assembled again = secrets.assemble({"team-a", {"flaky"}, {}}, soon());
+    CHECK(std::chrono::steady_clock::now() - started < 2s);
+    CHECK(again.notes.empty());
+    CHECK(creds_for(again, "registry.example", "team/qwen").size() == 1);
+    CHECK(calls == 2);
 }
