@@ -308,7 +308,7 @@ public:
 PullCredentials holding(const std::string& user) {
     auto keyring = std::make_shared<KubeletKeyring>();
     keyring->add("registry.example", RegistryCredential{user, "pw"});
-    return PullCredentials{keyring->identity(), keyring};
+    return PullCredentials{"holder-" + user, keyring};
 }
 
 }  // namespace

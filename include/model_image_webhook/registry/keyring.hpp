@@ -16,10 +16,6 @@ struct RegistryCredential {
     std::string password;
 };
 
-// Who a credential is, for the keys of what is kept per credential (a
-// registry's tokens): the user name and a hash of the secret, never the secret.
-std::string credential_identity(const RegistryCredential& credential);
-
 using Deadline = std::chrono::steady_clock::time_point;
 
 // A keyring's answer where a source of credentials may fail to answer (a

@@ -33,9 +33,9 @@ public:
     // Every key and credential of `other` as well: the kubelet puts all of a
     // Pod's pull secrets into one keyring, each key's credentials in order.
     void add_all(const KubeletKeyring& other);
-    // Who holds what this keyring holds: a digest of every key and credential
-    // identity (never a secret), the same for the same contents; empty when empty.
-    std::string identity() const;
+    // Every key, as the kubelet keeps it, and its credentials in the order
+    // added (src/server/registry/credential_identity.hpp makes who holds them of it).
+    const std::map<std::string, std::vector<RegistryCredential>, std::less<>>& entries() const { return creds_; }
     // About the bytes it keeps, for the budgets of what keeps keyrings.
     std::size_t bytes() const;
 

@@ -15,8 +15,4 @@ std::string normalize_registry_key(std::string_view key) {
     return out;
 }
 
-std::string credential_identity(const RegistryCredential& credential) {
-    return credential.username + "#" + std::to_string(std::hash<std::string>{}(credential.password));
-}
-
 }  // namespace miw

@@ -3,7 +3,6 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 
 namespace miw {
@@ -110,26 +109,6 @@ void KubeletKeyring::add_all(const KubeletKeyring& other) {
     for (const auto& [key, list] : other.creds_) {
         for (const RegistryCredential& credential : list) add(key, credential);
     }
-}
-
-std::string KubeletKeyring::identity() const {
-    if (creds_.empty()) return {};
-    std::string held;
-    for (const auto& [key, list] : creds_) {
-        held += key;
-        for (const RegistryCredential& credential : list) {
-            held += '\n';
-            held += credential_identity(credential);
-        }
-        held += '\0';
-    }
-    // Two 64-bit hashes of it, so that no two holders share an answer by chance.
-    char out[40];
-    const std::size_t first = std::hash<std::string>{}(held);
-    held += '\1';
-    const std::size_t second = std::hash<std::string>{}(held);
-    std::snprintf(out, sizeof out, "%016zx%016zx", first, second);
-    return out;
 }
 
 std::size_t KubeletKeyring::bytes() const {

@@ -1,5 +1,7 @@
 #include "authorizer.hpp"
 
+#include "credential_identity.hpp"
+
 #include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/registry/token_lifetime.hpp"
 #include "model_image_webhook/registry/url.hpp"

@@ -103,6 +103,9 @@ PluginRun run_plugin(const std::string& path, const std::vector<std::string>& ar
     posix_spawn_file_actions_adddup2(&actions, in_read.fd, 0);
     posix_spawn_file_actions_adddup2(&actions, out_write.fd, 1);
     posix_spawn_file_actions_adddup2(&actions, err_write.fd, 2);
+    // Nothing else of the webhook's: a descriptor opened without close-on-exec
+    // (a library's, a registry or API connection) is not the plugin's to hold.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     // Its own process group: a plugin that starts children of its own has them killed with it.
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);

@@ -1,5 +1,7 @@
 #include "pull_secrets.hpp"
 
+#include "credential_identity.hpp"
+
 #include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/text.hpp"
 
@@ -85,7 +87,7 @@ PullSecrets::Read PullSecrets::fetch(const std::string& kind, std::string_view n
             out.problem = "not usable as a pull secret: " + keyring.error();
             return out;
         }
-        out.identity = keyring->identity();
+        out.identity = holder_identity(*keyring);
         out.bytes = keyring->bytes() + out.identity.size();
         out.keyring = std::make_shared<const KubeletKeyring>(std::move(*keyring));
         out.outcome = "read";
@@ -222,7 +224,7 @@ PullSecrets::Assembled PullSecrets::assemble(const PullSecretsRef& who, Deadline
     } else if (usable.size() > 1) {
         auto merged = std::make_shared<KubeletKeyring>();
         for (const Read& r : usable) merged->add_all(*r.keyring);
-        out.credentials.identity = merged->identity();
+        out.credentials.identity = holder_identity(*merged);
         out.credentials.keyring = std::move(merged);
     }
     return out;

@@ -7,10 +7,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 using namespace miw;
 using namespace miw::server;
@@ -161,4 +165,30 @@ TEST_CASE("a plugin that never reads its request leaves the webhook running", "[
     const PluginRun run = run_plugin(dir.path + "/deaf", {}, {}, request, kMaxPluginAnswerBytes, soon());
     CHECK(run.exit_code == 2);
     CHECK_THAT(run.error, Catch::Contains("it exited with 2: not listening"));
+}
+
+TEST_CASE("a plugin inherits no descriptor of the webhook's but its stdin, stdout and stderr", "[credential_providers]") {
+    PluginDir dir;
+    // What the plugin holds open, by what each descriptor names.
+    dir.write("p", "ls -l /proc/$$/fd > " + dir.path + "/fds\n" + answering(dir.path, "p", "Registry", ""));
+    // A file and a socket the webhook holds without close-on-exec, as a library may.
+    const std::string sentinel = dir.path + "/webhook-only";
+    std::ofstream(sentinel) << "x";
+    const int file = ::open(sentinel.c_str(), O_RDONLY);
+    const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(file >= 0);
+    REQUIRE(sock >= 0);
+    CredentialProviderConfig config;
+    config.providers.push_back(provider("p", {"*.registry.example"}));
+    auto made = CredentialProviders::create(config, dir.path, 5s);
+    REQUIRE(made);
+    const KeyringAnswer got = (*made)->lookup_until("a.registry.example", "x", soon());
+    ::close(file);
+    ::close(sock);
+    CHECK(got.credentials.size() == 1);
+    std::ifstream in(dir.path + "/fds");
+    const std::string listed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK_THAT(listed, Catch::Contains("0 ->"));
+    CHECK_THAT(listed, !Catch::Contains("webhook-only"));
+    CHECK_THAT(listed, !Catch::Contains("socket:"));
 }
