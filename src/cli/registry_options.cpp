@@ -23,6 +23,9 @@ void add_registry_options(cxxopts::Options& options) {
         ("registry-hosts-dir", "containerd's registry config_path (DIR/HOST/hosts.toml, DIR/_default/hosts.toml): mirrors asked in order, as the nodes ask them",
          cxxopts::value<std::string>()->default_value(""))
         ("registry-platform", "the OS/ARCH[/VARIANT] of an image index whose size is told", cxxopts::value<std::string>()->default_value("linux/amd64"))
+        ("registry-allow", "the registries the check may ask, comma-separated host[:port] globs (registry.example.com,*.dkr.ecr.*.amazonaws.com,"
+                           "docker.io); one outside them is admitted unchecked, with a warning, and never asked. Empty: any",
+         cxxopts::value<std::string>()->default_value(""))
         ("registry-timeout", "deadline of one registry lookup (also bounded by the request's ?timeout=)", cxxopts::value<std::string>()->default_value("3s"))
         ("registry-negative-ttl", "how long an unknown digest, or a failure to look, is remembered", cxxopts::value<std::string>()->default_value("30s"))
         ("registry-found-ttl", "how long a found digest is remembered (the registry may delete it, or stop letting a Pod read it)",
@@ -76,6 +79,9 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
         while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
         if (!item.empty()) settings.insecure_hosts.push_back(normalize_registry_key(item));
     }
+    auto allow = RegistryAllowList::parse(parsed["registry-allow"].as<std::string>());
+    if (!allow) return fail("--registry-allow: " + allow.error());
+    settings.allow = std::move(*allow);
     settings.platform = parsed["registry-platform"].as<std::string>();
     if (!is_platform(settings.platform)) {
         return fail("--registry-platform \"" + settings.platform + "\" is not OS/ARCH[/VARIANT], e.g. linux/amd64 or linux/arm64/v8");

@@ -148,7 +148,7 @@ void Metrics::observe_review(std::string_view endpoint, std::string_view kind, s
 }
 
 void Metrics::registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds) {
-    static_assert(3 + static_cast<std::size_t>(RegistryFailure::busy) + 1 == kRegistryResults, "a label for every result");
+    static_assert(3 + static_cast<std::size_t>(RegistryFailure::not_allowed) + 1 == kRegistryResults, "a label for every result");
     const std::size_t r = registry_result_index(lookup);
     if (r < kRegistryResults) registry_lookups_[r].fetch_add(1, std::memory_order_relaxed);
     if (from_cache) {

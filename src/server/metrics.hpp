@@ -85,7 +85,7 @@ private:
     std::array<Histogram, kEndpoints> latency_{};
     std::array<std::atomic<std::uint64_t>, kRules * kFindingVerdicts> findings_{};
     // found, not-found, digest-mismatch, then one per RegistryFailure.
-    static constexpr std::size_t kRegistryResults = 3 + 11;
+    static constexpr std::size_t kRegistryResults = 3 + 12;
     static constexpr std::array<double, 12> kRegistryBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
     std::array<std::atomic<std::uint64_t>, kRegistryResults> registry_lookups_{};
     std::atomic<std::uint64_t> registry_cache_hits_{0};

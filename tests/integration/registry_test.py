@@ -403,6 +403,14 @@ class HostileHandler(http.server.BaseHTTPRequestHandler):
             # A real manifest, slow enough that reviews asking at once overlap.
             time.sleep(0.5)
             return self.answer(200, COUNTED_MANIFEST, [manifest_type, ("Docker-Content-Digest", COUNTED_DIGEST)])
+        if behaviour == "hiding":
+            # As Artifactory's "hide existence": a credential without access is told 404, not 403.
+            sent = self.headers.get("Authorization", "")
+            if not sent:
+                return self.answer(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}', [("WWW-Authenticate", 'Basic realm="hiding"')])
+            if sent == "Basic " + base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode():
+                return self.answer(200, LAGGING_MANIFEST, [manifest_type])
+            return self.answer(404, b'{"errors":[{"code":"MANIFEST_UNKNOWN"}]}')
         if behaviour == "down":
             return self.answer(503, b"maintenance")
         if behaviour == "limited":
@@ -1302,6 +1310,34 @@ def auth_file(name, entries):
     with open(path, "w") as f:
         json.dump({"auths": {k: {"auth": base64.b64encode(("%s:%s" % v).encode()).decode()} for k, v in entries.items()}}, f)
     return path
+
+
+@test
+def a_registry_that_hides_a_repository_from_one_credential_is_opened_by_the_next():
+    # Two keys match the image, the more specific first: its credential is told 404, the next one pulls.
+    both = auth_file("auth-hiding.json", {HOSTILE_AUTHORITY + "/hiding": ("team-a-robot", "no-access-here"), HOSTILE_AUTHORITY: (USER, PASSWORD)})
+    reference = "%s/hiding/m@%s" % (HOSTILE_AUTHORITY, LAGGING_DIGEST)
+    code, r, err = review(artifact_review(reference), "--registry-auth", both)
+    assert code == 0 and r["allowed"] and "7.0 GiB compressed" in warnings_of(r), (code, r, err)
+    # The hiding credential alone: every credential said 404, so unknown, as the node would meet it.
+    alone = auth_file("auth-hiding-alone.json", {HOSTILE_AUTHORITY: ("team-a-robot", "no-access-here")})
+    code, r, _ = review(artifact_review(reference), "--registry-auth", alone)
+    assert code == 1 and "registry has no manifest for this digest" in r["status"]["message"], r
+
+
+@test
+def a_registry_outside_the_allowed_ones_is_never_asked():
+    HostileHandler.hits["counted"] = 0
+    reference = "%s/counted/m@%s" % (HOSTILE_AUTHORITY, COUNTED_DIGEST)
+    code, r, err = review(artifact_review(reference), "--registry-allow", "registry.example.com,*.internal.example")
+    assert code == 0 and r["allowed"], r
+    assert ("(not-allowed: the registry %s is not in the allowed registries (--registry-allow))" % HOSTILE_AUTHORITY) in warnings_of(r), r
+    assert HostileHandler.hits["counted"] == 0, HostileHandler.hits
+    code, r, _ = review(artifact_review(reference), "--registry-allow", "127.0.0.1:*")
+    assert code == 0 and "7.0 GiB compressed" in warnings_of(r), r
+    assert HostileHandler.hits["counted"] == 1, HostileHandler.hits
+    code, _, err = review(artifact_review(reference), "--registry-allow", "https://registry.example.com/team")
+    assert code == 2 and "--registry-allow" in err and "host[:port]" in err, err
 
 
 @test

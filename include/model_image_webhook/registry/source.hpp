@@ -40,6 +40,7 @@ enum class RegistryFailure : unsigned char {
     redirect,  // sent to another host
     bad_answer,  // unreadable manifest, index, token or challenge
     busy,  // every lookup the webhook allows at once was taken until the deadline (not kept in the cache)
+    not_allowed,  // the registry is outside --registry-allow: not asked
     // (an index without the --registry-platform entry is found, unsized)
 };
 

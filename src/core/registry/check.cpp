@@ -37,6 +37,7 @@ std::string_view to_string(RegistryFailure failure) {
         case RegistryFailure::redirect: return "redirect";
         case RegistryFailure::bad_answer: return "bad-answer";
         case RegistryFailure::busy: return "busy";
+        case RegistryFailure::not_allowed: return "not-allowed";
     }
     return "none";
 }

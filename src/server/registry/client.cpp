@@ -171,6 +171,10 @@ RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const Regist
 RegistryLookup RegistryClient::fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const {
     Result<RegistryLocator> located = locate_in_registry(reference);
     if (!located) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::bad_answer, "the reference cannot be located: " + located.error());
+    if (!allow_.allows(located->registry)) {
+        return with_status(RegistryLookupStatus::unavailable, RegistryFailure::not_allowed,
+                           "the registry " + located->registry + " is not in the allowed registries (--registry-allow)");
+    }
     std::vector<RegistryHost> hosts = hosts_.hosts_for(located->registry);
     hosts.erase(std::remove_if(hosts.begin(), hosts.end(), [](const RegistryHost& h) { return (h.capabilities & kHostPull) == 0; }), hosts.end());
     if (hosts.empty()) return with_status(RegistryLookupStatus::unavailable, RegistryFailure::unreachable, "no host is configured to pull from " + located->registry);

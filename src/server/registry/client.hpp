@@ -11,6 +11,7 @@
 #include "hosts.hpp"
 #include "transport.hpp"
 
+#include "model_image_webhook/registry/allow_list.hpp"
 #include "model_image_webhook/registry/locator.hpp"
 #include "model_image_webhook/registry/cache.hpp"
 
@@ -23,8 +24,9 @@ inline constexpr std::size_t kMaxManifestBytes = 4u << 20;
 
 class RegistryClient : public RegistryFetcher {
 public:
-    RegistryClient(const RegistryHosts& hosts, const Authorizer& authorizer, std::string platform)
-        : hosts_(hosts), authorizer_(authorizer), platform_(std::move(platform)) {}
+    // allow: --registry-allow; a registry outside it is never asked.
+    RegistryClient(const RegistryHosts& hosts, const Authorizer& authorizer, std::string platform, RegistryAllowList allow = {})
+        : hosts_(hosts), authorizer_(authorizer), platform_(std::move(platform)), allow_(std::move(allow)) {}
 
     using RegistryFetcher::fetch;
     RegistryLookup fetch(std::string_view reference, const PullCredentials& who, Deadline deadline) const override;
@@ -35,6 +37,7 @@ private:
     const RegistryHosts& hosts_;
     const Authorizer& authorizer_;
     std::string platform_;  // --registry-platform
+    RegistryAllowList allow_;
 };
 
 // "sha256:<hex>" of bytes, for the algorithm the digest names; empty for one not known.

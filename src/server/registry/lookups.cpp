@@ -30,7 +30,7 @@ RegistryLookups::RegistryLookups(std::unique_ptr<CurlTransport> transport, std::
       flag_hosts_(settings_.insecure_hosts),
       dir_hosts_(std::move(dir_hosts)),
       authorizer_(*transport_, keyring_, [this](std::string_view authority, std::string_view host) { return insecure(authority, host); }),
-      client_(hosts(), authorizer_, settings_.platform),
+      client_(hosts(), authorizer_, settings_.platform, settings_.allow),
       logged_(client_, std::move(log)),
       cache_(logged_, cache_settings(settings_)),
       source_(cache_, settings_.timeout) {}

@@ -39,6 +39,7 @@ struct RegistrySettings {
     std::chrono::milliseconds timeout{3000};  // --registry-timeout: one look, end to end
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl: how long a miss or a failure is kept
     std::chrono::milliseconds found_ttl{600000};  // --registry-found-ttl: how long a found digest is kept
+    RegistryAllowList allow;  // --registry-allow: the registries that may be asked; empty: any
 };
 
 // Where what only the operator may read goes (the transport's words, a

@@ -261,6 +261,23 @@ TEST_CASE("hosts are asked in order; unknown only where every host said 404", "[
     }
 }
 
+TEST_CASE("a registry outside --registry-allow is never asked", "[registry_client]") {
+    const Content model = image();
+    ScriptedTransport transport([&](const HttpRequest& r) { return serve({model}, r); });
+    NoKeys keys;
+    FlagRegistryHosts hosts({});
+    Authorizer authorizer(transport, keys, [](std::string_view, std::string_view) { return false; });
+    RegistryClient client(hosts, authorizer, "linux/amd64", RegistryAllowList::parse("registry.example.com,*.internal.example").value());
+    const RegistryLookup outside = client.fetch("10.0.0.7:22/team/qwen@" + model.digest(), soon());
+    CHECK(outside.status == RegistryLookupStatus::unavailable);
+    CHECK(outside.failure == RegistryFailure::not_allowed);
+    CHECK(outside.detail == "the registry 10.0.0.7:22 is not in the allowed registries (--registry-allow)");
+    CHECK(transport.sent.empty());
+    CHECK(client.fetch("registry.example.com/team/qwen@" + model.digest(), soon()).status == RegistryLookupStatus::found);
+    CHECK(client.fetch("mirror.internal.example/team/qwen@" + model.digest(), soon()).status == RegistryLookupStatus::found);
+    CHECK(transport.sent.size() == 2);
+}
+
 TEST_CASE("a deadline that comes between hosts is no answer, and none to keep", "[registry_client]") {
     const std::string missing = "sha256:" + std::string(64, 'd');
     ScriptedTransport transport([&](const HttpRequest& r) {
