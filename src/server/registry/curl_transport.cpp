@@ -151,7 +151,9 @@ struct CurlTransport::Impl {
     }
 
     // A host's CA files' certificates (key: the paths joined), read at their
-    // first use and kept; null when one of them holds none.
+    // first use and kept; null when one of them holds none. A failed read is
+    // not kept: a file being written, or mounted a moment later, is read
+    // again by the next request.
     const std::vector<X509*>* roots_of(const std::string& key, const std::vector<std::string>& paths) const {
         std::lock_guard lock(host_roots_mutex);
         auto it = host_roots.find(key);
@@ -165,11 +167,11 @@ struct CurlTransport::Impl {
             }
             if (!each) {
                 for (X509* cert : all) X509_free(cert);
-                all.clear();
+                return nullptr;
             }
             it = host_roots.emplace(key, std::move(all)).first;
         }
-        return it->second.empty() ? nullptr : &it->second;
+        return &it->second;
     }
 
     static std::string joined(const std::vector<std::string>& paths) {

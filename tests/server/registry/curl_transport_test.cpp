@@ -301,3 +301,19 @@ TEST_CASE("a host's own CA is trusted for its requests alone, and skip_verify ve
         if (c.failure == RegistryFailure::tls && c.ca_file != "/dev/null") CHECK_THAT(got.error, Catch::Contains("was refused"));
     }
 }
+
+TEST_CASE("a host's CA file that could not be read is read again by the next request", "[registry_curl_transport]") {
+    TlsServer server;
+    const auto t = transport();
+    char pattern[] = "/tmp/miw-late-ca-XXXXXX";
+    const std::string dir = mkdtemp(pattern);
+    const std::string late = dir + "/ca.crt";  // not there yet: a volume mounted a moment later
+    HttpRequest r = get(server.url());
+    r.ca_files = {late};
+    CHECK(t->send(r, soon()).failure == RegistryFailure::tls);
+    REQUIRE(std::system(("cp " + server.ca() + " " + late).c_str()) == 0);
+    const HttpResponse now = t->send(r, soon());
+    CHECK(now.failure == RegistryFailure::none);
+    CHECK(now.status == 200);
+    std::system(("rm -rf " + dir).c_str());
+}
