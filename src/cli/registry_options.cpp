@@ -32,7 +32,9 @@ void add_registry_options(cxxopts::Options& options) {
          cxxopts::value<std::string>()->default_value("10m"))
         ("image-credential-provider-config", "the kubelet's CredentialProviderConfig (kubelet.config.k8s.io/v1): its plugins give registry credentials as on the nodes",
          cxxopts::value<std::string>()->default_value(""))
-        ("image-credential-provider-bin-dir", "where the credential provider plugins' executables are", cxxopts::value<std::string>()->default_value(""));
+        ("image-credential-provider-bin-dir", "where the credential provider plugins' executables are", cxxopts::value<std::string>()->default_value(""))
+        ("registry-reload-interval", "how often serve looks whether --registry-auth, --registry-ca, --registry-hosts-dir or "
+                                     "--image-credential-provider-config changed, and re-reads them", cxxopts::value<std::string>()->default_value("10s"));
 }
 
 Result<RegistryCheck> registry_check_from_options(const cxxopts::ParseResult& parsed) {
@@ -95,24 +97,16 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
     const auto found_ttl = duration_option(parsed, "registry-found-ttl");
     if (!found_ttl) return fail(found_ttl.error());
     settings.found_ttl = *found_ttl;
-    if (const std::string path = parsed["registry-auth"].as<std::string>(); !path.empty()) {
-        auto text = read_input(path);
-        if (!text) return fail("--registry-auth: " + text.error());
-        auto credentials = read_docker_config(*text);
-        if (!credentials) return fail("--registry-auth " + path + ": " + credentials.error());
-        settings.credentials = std::move(*credentials);
-    }
+    settings.auth_file = parsed["registry-auth"].as<std::string>();
     settings.hosts_dir = parsed["registry-hosts-dir"].as<std::string>();
-    if (const std::string path = parsed["image-credential-provider-config"].as<std::string>(); !path.empty()) {
-        auto text = read_input(path);
-        if (!text) return fail("--image-credential-provider-config: " + text.error());
-        auto config = read_credential_provider_config(*text);
-        if (!config) return fail("--image-credential-provider-config " + path + ": " + config.error());
-        settings.credential_providers = std::move(*config);
-        settings.credential_provider_bin_dir = parsed["image-credential-provider-bin-dir"].as<std::string>();
-    } else if (!parsed["image-credential-provider-bin-dir"].as<std::string>().empty()) {
+    settings.credential_provider_config = parsed["image-credential-provider-config"].as<std::string>();
+    settings.credential_provider_bin_dir = parsed["image-credential-provider-bin-dir"].as<std::string>();
+    if (settings.credential_provider_config.empty() && !settings.credential_provider_bin_dir.empty()) {
         return fail("--image-credential-provider-bin-dir is given without --image-credential-provider-config");
     }
+    const auto reload = duration_option(parsed, "registry-reload-interval");
+    if (!reload) return fail(reload.error());
+    settings.reload_interval = *reload;
     return settings;
 }
 
@@ -126,10 +120,10 @@ Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const 
     auto lookups = server::RegistryLookups::create(*settings, [](std::string_view reference, std::string_view detail) {
         std::cerr << "note: registry lookup of " << reference << ": " << detail << "\n";
     });
-    if (lookups && (*lookups)->hosts_directory() != nullptr) {
+    if (lookups) {
         // Said where the run's output does not go: a CI log shows it, a report stays as it was.
-        for (const std::string& host : (*lookups)->hosts_directory()->unverified()) std::cerr << "note: " << host << ": skip_verify: its certificate is not verified\n";
-        for (const std::string& note : (*lookups)->hosts_directory()->notes()) std::cerr << "note: " << note << "\n";
+        for (const std::string& host : (*lookups)->hosts_unverified()) std::cerr << "note: " << host << ": skip_verify: its certificate is not verified\n";
+        for (const std::string& note : (*lookups)->hosts_notes()) std::cerr << "note: " << note << "\n";
     }
     return lookups;
 }

@@ -257,6 +257,11 @@ std::string Metrics::render() const {
     for (const auto& [key, count] : pull_secret_reads_) {
         out += "miw_pull_secret_reads_total{kind=" + label(key.first) + ",result=" + label(key.second) + "} " + std::to_string(count) + "\n";
     }
+    header(out, "miw_registry_config_reloads_total", "counter",
+           "Re-reads of the registry check's files after they changed (--registry-auth, --registry-ca, --registry-hosts-dir, "
+           "--image-credential-provider-config), by result: applied, failed (the last good version serves).");
+    out += "miw_registry_config_reloads_total{result=\"applied\"} " + std::to_string(registry_reloads_applied_.load()) + "\n";
+    out += "miw_registry_config_reloads_total{result=\"failed\"} " + std::to_string(registry_reloads_failed_.load()) + "\n";
     header(out, "miw_registry_lookups_total", "counter",
            "Answers of --registry-check given to reviews, by result: found, not-found, digest-mismatch, or why no look could be had.");
     for (std::size_t r = 0; r < kRegistryResults; ++r) {

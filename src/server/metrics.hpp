@@ -44,6 +44,9 @@ public:
     // "secret" or "serviceaccount"; result: read, not-found, forbidden,
     // invalid, unreadable, busy).
     void pull_secret_read(std::string_view kind, std::string_view result);
+    // A reload of the registry check's files: applied, or failed (a file that
+    // no longer reads; its last good version serves).
+    void registry_config_reload(bool applied) { (applied ? registry_reloads_applied_ : registry_reloads_failed_).fetch_add(1, std::memory_order_relaxed); }
     // One answer of --registry-check given to a review: its result, whether
     // the cache had it, and (not from the cache) how long the review waited.
     void registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds);
@@ -98,6 +101,8 @@ private:
     std::string apiserver_version_;
 
     std::atomic<std::int64_t> in_flight_{0};
+    std::atomic<std::uint64_t> registry_reloads_applied_{0};
+    std::atomic<std::uint64_t> registry_reloads_failed_{0};
     std::atomic<std::int64_t> open_connections_{0};
     std::atomic<std::uint64_t> rejected_connections_{0};
     std::atomic<std::uint64_t> evicted_connections_{0};

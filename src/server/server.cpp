@@ -31,6 +31,12 @@ using std::chrono::milliseconds;
 
 namespace {
 
+// The hosts of --registry-hosts-dir whose certificate is not verified, and what the webhook does not do.
+void log_registry_hosts(const std::vector<std::string>& unverified, const std::vector<std::string>& notes) {
+    for (const std::string& host : unverified) Log::instance().write("warning", "registry host without certificate verification (skip_verify)", {{"host", host}});
+    for (const std::string& note : notes) Log::instance().write("warning", "registry hosts", {{"note", note}});
+}
+
 // Runs `work` on its own thread until stopped, each run starting the
 // duration the previous one returned after that one started (a fixed rate:
 // the time a call takes does not stretch the interval).
@@ -125,10 +131,16 @@ public:
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();
-            if (const HostsDirectory* dir = registry_->hosts_directory()) {
-                for (const std::string& host : dir->unverified()) Log::instance().write("warning", "registry host without certificate verification (skip_verify)", {{"host", host}});
-                for (const std::string& note : dir->notes()) Log::instance().write("warning", "registry hosts", {{"note", note}});
-            }
+            log_registry_hosts(registry_->hosts_unverified(), registry_->hosts_notes());
+            registry_->start_reloading([metrics = &state_.metrics](const RegistryReload& r) {
+                std::string changed;
+                for (const std::string& flag : r.changed) changed += (changed.empty() ? "" : ",") + flag;
+                if (r.applied) Log::instance().write("info", "registry files re-read", {{"changed", changed}});
+                if (!r.error.empty()) Log::instance().write("error", "registry file not re-read: its last good version serves", {{"error", r.error}});
+                if (r.applied) metrics->registry_config_reload(true);
+                if (!r.error.empty()) metrics->registry_config_reload(false);
+                log_registry_hosts(r.unverified, r.notes);
+            });
             if (client_ && config_.pull_secrets) {
                 pull_secrets_.emplace(
                     [client = &*client_](const std::string& path, std::size_t max_body, Deadline deadline) {

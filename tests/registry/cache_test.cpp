@@ -142,6 +142,21 @@ TEST_CASE("a look that waited for a worker and then timed out is not kept; one g
     CHECK_FALSE(cache.cached("r/b@sha256:2").has_value());
 }
 
+TEST_CASE("misses are forgotten at once when the credentials or hosts change; found digests stay", "[registry_cache]") {
+    CountingFetcher fetcher;
+    fetcher.status = RegistryLookupStatus::unavailable;
+    fetcher.failure = RegistryFailure::unauthorized;
+    RegistryCache cache(fetcher, 30s);
+    cache.lookup_until("r/a@sha256:1", soon());
+    fetcher.status = RegistryLookupStatus::found;
+    cache.lookup_until("r/b@sha256:2", soon());
+    CHECK(cache.cached("r/a@sha256:1").has_value());
+    cache.forget_misses();
+    CHECK_FALSE(cache.cached("r/a@sha256:1").has_value());
+    CHECK(cache.cached("r/b@sha256:2").has_value());
+    CHECK(cache.lookup_until("r/a@sha256:1", soon()).lookup.status == RegistryLookupStatus::found);
+}
+
 TEST_CASE("a miss or a failure is kept for the negative TTL only", "[registry_cache]") {
     for (const auto status : {RegistryLookupStatus::not_found, RegistryLookupStatus::unavailable, RegistryLookupStatus::digest_mismatch}) {
         CountingFetcher fetcher;

@@ -214,7 +214,7 @@ TEST_CASE("with pull secrets, a review is reviewed where it may wait for them, e
     CHECK(plan_registry_lookups(checking.state, Port::admission, "/validate", body).needs_look);
     const HttpAnswer a = route(checking.state, Port::admission, "POST", "/validate", "application/json", body);
     CHECK_THAT(a.body, Catch::Contains("\"allowed\":true"));
-    CHECK_THAT(a.body, Catch::Contains("the pull secret \\\"gone\\\" of namespace team-a is not found"));
+    CHECK_THAT(a.body, Catch::Contains("the Secret \\\"gone\\\" of namespace team-a could not be used as a pull secret"));
     CHECK(asked == std::vector<std::string>{"/api/v1/namespaces/team-a/serviceaccounts/default", "/api/v1/namespaces/team-a/secrets/gone"});
     // No secret could be used: the node's credentials, whose answer was cached.
     CHECK(checking.registry.looks == 1);

@@ -83,6 +83,10 @@ public:
     // whoever asks next.
     RegistryAnswer lookup_until(std::string_view reference, Deadline deadline, const PullCredentials& who = {}) const;
 
+    // Drops every miss and failure kept: what the registry said under
+    // credentials or hosts that have since changed (a reload of the files).
+    void forget_misses() const;
+
     std::size_t found_entries() const;
     // Digests waiting for a worker now.
     std::size_t waiting() const;

@@ -175,6 +175,11 @@ void RegistryCache::work() {
     }
 }
 
+void RegistryCache::forget_misses() const {
+    std::lock_guard lock(mutex_);
+    negative_.clear();
+}
+
 std::size_t RegistryCache::waiting() const {
     std::lock_guard lock(mutex_);
     return waiting_.size();

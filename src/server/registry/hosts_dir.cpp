@@ -89,6 +89,7 @@ Result<std::unique_ptr<HostsDirectory>> HostsDirectory::load(const std::string& 
             for (const std::string& ca : e.ca_files) {
                 std::string ignored;
                 if (read_file(ca, ignored) != Read::ok) return fail("--registry-hosts-dir: " + where + ": its ca " + ca + " cannot be read");
+                out->ca_files_.push_back(ca);
             }
         }
         out->dirs_.emplace(name, std::move(entries));

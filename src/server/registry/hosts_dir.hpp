@@ -4,8 +4,9 @@
 // DIR/_default/hosts.toml; [host."URL"] entries in file order, then the
 // server. A directory without a hosts.toml lends its *.crt files to the
 // registry's own host, as Docker's certs.d layout does. A registry the
-// directory does not name is asked as the flags say. Read once, at start:
-// a file that cannot be read or parsed stops the start, naming it.
+// directory does not name is asked as the flags say. A file that cannot be
+// read or parsed fails the load, naming it (at start, the start stops; on a
+// reload, the last good directory stays: lookups.hpp).
 #pragma once
 
 #include "hosts.hpp"
@@ -33,6 +34,8 @@ public:
     // "DIR/NAME: ..." of what the webhook reads but does not do (client certificates).
     std::vector<std::string> notes() const { return notes_; }
     std::size_t directories() const { return dirs_.size(); }
+    // Every CA file a host names, wherever it is: what a reload watches besides the directory.
+    const std::vector<std::string>& ca_files() const { return ca_files_; }
 
 private:
     explicit HostsDirectory(FlagRegistryHosts fallback) : fallback_(std::move(fallback)) {}
@@ -42,6 +45,7 @@ private:
     std::vector<std::string> plain_authorities_;
     std::vector<std::string> unverified_;
     std::vector<std::string> notes_;
+    std::vector<std::string> ca_files_;
 };
 
 }  // namespace miw::server
