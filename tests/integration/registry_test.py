@@ -1340,6 +1340,71 @@ def a_registry_outside_the_allowed_ones_is_never_asked():
     assert code == 2 and "--registry-allow" in err and "host[:port]" in err, err
 
 
+class SecretVolume:
+    """A directory as the kubelet lays out a Secret volume: a new version is a new ..VERSION
+    directory and an atomic swap of the ..data link; FILE -> ..data/FILE stays."""
+
+    def __init__(self, name, file_name):
+        self.dir = os.path.join(WORK, name)
+        self.file_name = file_name
+        self.versions = 0
+        os.makedirs(self.dir)
+
+    def publish(self, text):
+        self.versions += 1
+        version = "..%d_%d" % (int(time.time()), self.versions)
+        os.makedirs(os.path.join(self.dir, version))
+        with open(os.path.join(self.dir, version, self.file_name), "w") as f:
+            f.write(text)
+        staged = os.path.join(self.dir, "..data_tmp")
+        os.symlink(version, staged)
+        os.rename(staged, os.path.join(self.dir, "..data"))
+        path = os.path.join(self.dir, self.file_name)
+        if not os.path.islink(path):
+            os.symlink(os.path.join("..data", self.file_name), path)
+        return path
+
+
+def docker_config(entries):
+    return json.dumps({"auths": {k: {"auth": base64.b64encode(("%s:%s" % v).encode()).decode()} for k, v in entries.items()}})
+
+
+@test
+def a_rotated_pull_credential_is_used_without_a_restart_and_a_broken_one_keeps_the_last_good():
+    # As a CronJob refreshing an ECR dockerconfigjson Secret every 12 h: the Secret volume's ..data swapped under the webhook.
+    volume = SecretVolume("rotated-auth", ".dockerconfigjson")
+    auth = volume.publish(docker_config({BASIC.authority: (USER, "expired-token")}))
+    s = registry_server("--registry-auth", auth, "--registry-reload-interval", "200ms")
+    try:
+        reference = ref(BASIC, "models/qwen", BASIC_IMAGE)
+        r = post_review(s, artifact_review(reference))
+        assert r["allowed"] and "unauthorized" in "\n".join(r["warnings"]), r
+        volume.publish(docker_config({BASIC.authority: (USER, PASSWORD)}))
+        deadline = time.time() + 10
+        while True:
+            r = post_review(s, artifact_review(reference, uid="u-%d" % int(time.time() * 1000)))
+            if "6.0 MiB compressed" in "\n".join(r["warnings"]):
+                break
+            assert time.time() < deadline, ("the rotated credential was not used", r, s.output()[-2000:])
+            time.sleep(0.2)
+        assert s.metric('miw_registry_config_reloads_total{result="applied"}') >= 1
+        # A version that does not read: said once, the last good credential still serves, the webhook still ready.
+        volume.publish("{half a file")
+        deadline = time.time() + 10
+        while s.metric('miw_registry_config_reloads_total{result="failed"}') < 1:
+            assert time.time() < deadline, s.output()[-2000:]
+            time.sleep(0.1)
+        r = post_review(s, artifact_review(ref(BASIC, "models/qwen", ZERO_DIGEST), uid="u-missing"))
+        assert not r["allowed"] and "registry has no manifest for this digest" in r["status"]["message"], r
+        assert s.get("/readyz")[0] == 200
+        time.sleep(0.6)
+        output = s.output()
+        assert output.count("registry file not re-read") == 1, output[-3000:]
+        assert "--registry-auth " + auth in output and PASSWORD not in output and "expired-token" not in output
+    finally:
+        s.stop()
+
+
 @test
 def mirrors_are_asked_in_order_and_unknown_only_where_every_host_said_so():
     mirror = Registry("mirror", no_auth)
