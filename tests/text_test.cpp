@@ -220,3 +220,22 @@ TEST_CASE("printable ASCII is told from text with a control character or a byte 
     }
 }
 
+
+TEST_CASE("a comma-separated flag value's items, trimmed, the empty ones dropped", "[text]") {
+    struct Case {
+        const char* text;
+        std::vector<std::string_view> items;
+    };
+    const Case cases[] = {
+        {"", {}},
+        {"a", {"a"}},
+        {"a,b", {"a", "b"}},
+        {" a , b ,", {"a", "b"}},
+        {",,a,,", {"a"}},
+        {"group:ops, user:x", {"group:ops", "user:x"}},
+    };
+    for (const Case& c : cases) {
+        INFO(c.text);
+        CHECK(miw::comma_separated(c.text) == c.items);
+    }
+}

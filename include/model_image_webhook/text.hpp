@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace miw {
 
@@ -54,6 +55,10 @@ std::string printable_line(std::string_view text, std::size_t max_bytes);
 // boundary with "..." at its end, so a long message arrives cut, not dropped.
 inline constexpr std::size_t kMaxWarningBytes = 256;
 std::string warning_line(std::string_view text);
+
+// A comma-separated flag value's items, each without the spaces around it,
+// empty ones dropped ("a, b,,c" is a, b, c).
+std::vector<std::string_view> comma_separated(std::string_view text);
 
 // RFC 3986 percent-encoding: every byte but the unreserved characters
 // (letters, digits, - . _ ~) and those in `keep` as %XX.

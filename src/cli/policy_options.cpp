@@ -2,6 +2,8 @@
 
 #include "registry_options.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 namespace miw::cli {
 
 void add_policy_options(cxxopts::Options& options, const std::string& default_kube_version) {
@@ -39,13 +41,8 @@ Result<PolicyConfig> policy_from_options(const cxxopts::ParseResult& parsed, con
     const auto digest = parse_digest_algorithms(algorithms);
     if (!digest) return fail("--digest-algorithms \"" + algorithms + "\" is not a comma-separated list of sha256 and sha512");
     config.digest_algorithms = *digest;
-    for (std::string_view rest = parsed["status-writers"].as<std::string>(); !rest.empty();) {
-        const std::size_t comma = rest.find(',');
-        std::string_view item = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (item.empty()) continue;
+    const std::string writers = parsed["status-writers"].as<std::string>();
+    for (std::string_view item : comma_separated(writers)) {
         if (item == "group:") return fail("--status-writers: \"group:\" names no group; write group:NAME");
         config.status_writers.emplace_back(item);
     }

@@ -6,6 +6,7 @@
 
 #include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/registry_answers.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <iostream>
 
@@ -73,14 +74,8 @@ bool is_platform(std::string_view text) {
 Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::ParseResult& parsed) {
     server::RegistrySettings settings;
     settings.ca_file = parsed["registry-ca"].as<std::string>();
-    for (std::string_view rest = parsed["registry-insecure"].as<std::string>(); !rest.empty();) {
-        const std::size_t comma = rest.find(',');
-        std::string_view item = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (!item.empty()) settings.insecure_hosts.push_back(normalize_registry_key(item));
-    }
+    const std::string insecure = parsed["registry-insecure"].as<std::string>();
+    for (std::string_view item : comma_separated(insecure)) settings.insecure_hosts.push_back(normalize_registry_key(item));
     auto allow = RegistryAllowList::parse(parsed["registry-allow"].as<std::string>());
     if (!allow) return fail("--registry-allow: " + allow.error());
     settings.allow = std::move(*allow);

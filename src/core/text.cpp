@@ -193,6 +193,19 @@ std::string printable_line(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+std::vector<std::string_view> comma_separated(std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        std::string_view item = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
 std::string percent_encode(std::string_view text, std::string_view keep) {
     static const char* kHex = "0123456789ABCDEF";
     std::string out;

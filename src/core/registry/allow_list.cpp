@@ -1,6 +1,7 @@
 #include "model_image_webhook/registry/allow_list.hpp"
 
 #include "model_image_webhook/registry/keyring.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <fnmatch.h>
 
@@ -10,13 +11,7 @@ namespace miw {
 
 Result<RegistryAllowList> RegistryAllowList::parse(std::string_view text) {
     RegistryAllowList out;
-    while (!text.empty()) {
-        const std::size_t comma = text.find(',');
-        std::string_view item = text.substr(0, comma);
-        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-        if (item.empty()) continue;
+    for (std::string_view item : comma_separated(text)) {
         if (item.find_first_of("/@") != std::string_view::npos) {
             return fail("\"" + std::string(item) + "\" is not a registry host glob: give host[:port], e.g. registry.example.com or *.example.com:5000");
         }

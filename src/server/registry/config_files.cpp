@@ -39,19 +39,23 @@ void print_path(std::string& out, const std::string& path, int depth) {
         if (n > 0) out += "-> " + std::string(target, static_cast<std::size_t>(n)) + '\n';
     }
     if (!S_ISDIR(st.st_mode) || depth >= kMaxDepth) return;
-    DIR* d = ::opendir(path.c_str());
-    if (d == nullptr) return;
-    std::vector<std::string> names;
-    while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") names.push_back(name);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    for (const std::string& name : names) print_path(out, path + "/" + name, depth + 1);
+    for (const std::string& name : names_in(path).value_or(std::vector<std::string>())) print_path(out, path + "/" + name, depth + 1);
 }
 
 }  // namespace
+
+std::optional<std::vector<std::string>> names_in(const std::string& dir) {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") out.push_back(name);
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
 
 Result<std::string> read_config_file(const std::string& path) {
     std::FILE* file = std::fopen(path.c_str(), "rb");

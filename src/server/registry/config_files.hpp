@@ -10,6 +10,7 @@
 #include "model_image_webhook/registry/kubelet_keyring.hpp"
 #include "model_image_webhook/result.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ Result<std::string> read_config_file(const std::string& path);
 Result<KubeletKeyring> read_auth_file(const std::string& path);
 // --image-credential-provider-config.
 Result<CredentialProviderConfig> read_provider_config_file(const std::string& path);
+
+// The names in a directory but . and .., sorted; nullopt when it cannot be read.
+std::optional<std::vector<std::string>> names_in(const std::string& dir);
 
 // What a set of files and directories is now, as a string that changes when
 // any of them is replaced, rewritten or its link swapped: each path (links

@@ -1,6 +1,7 @@
 #include "hosts_dir.hpp"
 
-#include <dirent.h>
+#include "config_files.hpp"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -16,20 +17,6 @@ constexpr std::size_t kMaxHostsFileBytes = 1u << 20;
 bool is_directory(const std::string& path) {
     struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// The names in a directory, sorted; nullopt when it cannot be read.
-std::optional<std::vector<std::string>> names_in(const std::string& dir) {
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return std::nullopt;
-    std::vector<std::string> out;
-    while (const dirent* e = ::readdir(d)) {
-        const std::string name = e->d_name;
-        if (name != "." && name != "..") out.push_back(name);
-    }
-    ::closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 enum class Read { ok, missing, failed };
