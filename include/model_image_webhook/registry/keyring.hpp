@@ -38,7 +38,7 @@ public:
     // registry: the name credentials are keyed by (the registry's, or a mirror's host[:port]); repository: the one pulled from.
     virtual std::vector<RegistryCredential> lookup(std::string_view registry, std::string_view repository) const = 0;
     // The same, bounded by a deadline, with what could not be had.
-    virtual KeyringAnswer lookup_until(std::string_view registry, std::string_view repository, Deadline) const { return {lookup(registry, repository), {}}; }
+    virtual KeyringAnswer lookup_until(std::string_view registry, std::string_view repository, Deadline) const { return {lookup(registry, repository), {}, {}}; }
 };
 
 // Whom a look is made for (design.md 1.8): the credentials of a Pod's pull

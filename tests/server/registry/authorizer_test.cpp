@@ -262,7 +262,7 @@ TEST_CASE("a credential source that could not answer makes a refusal or a 404 un
     class Failing : public Keyring {
     public:
         std::vector<RegistryCredential> lookup(std::string_view, std::string_view) const override { return {}; }
-        KeyringAnswer lookup_until(std::string_view, std::string_view, Deadline) const override { return {{}, "credential provider ecr: no answer in time"}; }
+        KeyringAnswer lookup_until(std::string_view, std::string_view, Deadline) const override { return {{}, "the credential provider ecr gave no credentials", "credential provider ecr: no answer in time"}; }
     };
     for (const int status : {401, 404}) {
         DYNAMIC_SECTION("answered " << status) {
@@ -273,7 +273,9 @@ TEST_CASE("a credential source that could not answer makes a refusal or a 404 un
             const HttpResponse got = authorizer.send(host, "team/qwen", manifest_request(host), soon());
             CHECK(got.failure == RegistryFailure::unauthorized);
             CHECK(got.incomplete);
-            CHECK(got.error.find("no answer in time") != std::string::npos);
+            CHECK(got.error.find("the credential provider ecr gave no credentials") != std::string::npos);
+            CHECK(got.error.find("no answer in time") == std::string::npos);  // the plugin's own words are the operator's
+            CHECK(got.log_error.find("no answer in time") != std::string::npos);
         }
     }
 }
