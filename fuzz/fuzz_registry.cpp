@@ -1,10 +1,13 @@
 // Any bytes as what a registry or its token server answers (a manifest or an
 // index under each media type, a token, an error list), as a WWW-Authenticate
 // challenge, as a --registry-auth file, or as a hosts.toml (--registry-hosts-dir)
-// or a manifest's facts to judge: a result or a reason, never a
+// or a manifest's facts to judge, as a Go duration (?timeout=, a plugin's
+// cacheDuration) or a --registry-allow list: a result or a reason, never a
 // crash; what reads holds together (an index has entries and no size of its
 // own, a challenge has a lowercase scheme, a token is never empty).
+#include "model_image_webhook/go_duration.hpp"
 #include "model_image_webhook/hosts_toml.hpp"
+#include "model_image_webhook/registry/allow_list.hpp"
 #include "model_image_webhook/pull_credentials.hpp"
 #include "model_image_webhook/registry/image_facts.hpp"
 #include "model_image_webhook/registry_answers.hpp"
@@ -53,10 +56,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::string json = text;
         (void)miw::registry_error_names(json, "MANIFEST_UNKNOWN");
     }
-    {
+    for (const auto shape : {miw::DockerConfigShape::either, miw::DockerConfigShape::auths, miw::DockerConfigShape::map}) {
         std::string json = text;
-        const miw::Result<miw::KubeletKeyring> credentials = miw::read_docker_config(json);
+        const miw::Result<miw::KubeletKeyring> credentials = miw::read_docker_config(json, shape);
         if (!credentials && credentials.error().empty()) std::abort();
+    }
+    {
+        // Go's grammar: what reads is signed digits and units, and "0" or "+0" or "-0" is nothing.
+        const std::optional<std::chrono::nanoseconds> d = miw::parse_go_duration(text);
+        if (d && text.empty()) std::abort();
+        if (d && d->count() < 0 && text.front() != '-') std::abort();
+    }
+    {
+        const miw::Result<miw::RegistryAllowList> allow = miw::RegistryAllowList::parse(text);
+        if (!allow && allow.error().empty()) std::abort();
+        if (allow) {
+            for (const std::string& glob : allow->globs()) {
+                if (glob.empty() || glob.find_first_of("/@,") != std::string::npos) std::abort();
+                for (char ch : glob) {
+                    if (std::isupper(static_cast<unsigned char>(ch))) std::abort();
+                }
+            }
+            (void)allow->allows(text);
+        }
     }
     {
         const miw::Result<std::vector<miw::AuthChallenge>> challenges = miw::parse_www_authenticate(text);
