@@ -16,5 +16,6 @@ int usage_error(std::string_view command, std::string_view message);
 int run_review(int argc, char** argv);
 int run_serve(int argc, char** argv);
 int run_test(int argc, char** argv);
+int run_verify_bundle(int argc, char** argv);
 
 }  // namespace miw::cli

@@ -15,6 +15,7 @@ void print_usage(std::ostream& out) {
            "  serve             serve the webhook over HTTPS\n"
            "  review [FILE|-]   answer one AdmissionReview as the server would\n"
            "  test PATH... | -  check manifests with the webhook's decisions (for CI)\n"
+           "  verify-bundle     verify a Sigstore bundle (sigstore-conformance's CLI protocol)\n"
            "  version           print the version\n\n"
            "Run 'model-image-webhook COMMAND --help' for a command's options.\n";
 }
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(command, "review") == 0) return miw::cli::run_review(argc - 1, argv + 1);
     if (std::strcmp(command, "serve") == 0) return miw::cli::run_serve(argc - 1, argv + 1);
     if (std::strcmp(command, "test") == 0) return miw::cli::run_test(argc - 1, argv + 1);
+    if (std::strcmp(command, "verify-bundle") == 0) return miw::cli::run_verify_bundle(argc - 1, argv + 1);
     if (std::strcmp(command, "version") == 0 || std::strcmp(command, "--version") == 0) {
         std::cout << "model-image-webhook " << MIW_VERSION << "\n";
         return 0;

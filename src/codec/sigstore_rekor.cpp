@@ -1,0 +1,61 @@
+// Rekor entry bodies and in-toto statements, read.
+#include "model_image_webhook/sigstore/rekor_entry.hpp"
+
+#include "json_dom.hpp"
+
+#include "model_image_webhook/text.hpp"
+
+namespace miw::sigstore {
+
+using namespace json;
+
+namespace {
+
+std::string decoded(const Value* v) {
+    if (v == nullptr || !v->IsString()) return {};
+    return base64_decode(view(*v)).value_or(std::string());
+}
+
+}  // namespace
+
+Result<RekorEntry> read_rekor_entry(std::string body) {
+    Document doc;
+    if (std::string error = parse_document(body, doc); !error.empty()) return fail("the log entry's body is not JSON: " + error);
+    if (!doc.IsObject()) return fail("the log entry's body is not a JSON object");
+    RekorEntry out;
+    out.kind = std::string(string_or_empty(member(&doc, "kind")));
+    out.api_version = std::string(string_or_empty(member(&doc, "apiVersion")));
+    const Value* spec = member(&doc, "spec");
+    if (spec == nullptr || !spec->IsObject()) return fail("the log entry's body has no spec");
+    if (out.kind == "hashedrekord") {
+        const Value* hash = member(member(spec, "data"), "hash");
+        out.hash_algorithm = std::string(string_or_empty(member(hash, "algorithm")));
+        out.hash_hex = std::string(string_or_empty(member(hash, "value")));
+        const Value* signature = member(spec, "signature");
+        out.signature = decoded(member(signature, "content"));
+        out.public_key = decoded(member(member(signature, "publicKey"), "content"));
+    } else if (out.kind == "dsse") {
+        out.payload_hash_hex = std::string(string_or_empty(member(member(spec, "payloadHash"), "value")));
+        if (const Value* sigs = member(spec, "signatures"); sigs != nullptr && sigs->IsArray()) {
+            for (const Value& s : sigs->GetArray()) out.dsse_signatures.push_back({decoded(member(&s, "signature")), decoded(member(&s, "verifier"))});
+        }
+    }
+    return out;
+}
+
+Result<Statement> read_statement(std::string payload) {
+    Document doc;
+    if (std::string error = parse_document(payload, doc); !error.empty()) return fail("the DSSE payload is not JSON: " + error);
+    if (!doc.IsObject()) return fail("the DSSE payload is not a JSON object");
+    Statement out;
+    out.type = std::string(string_or_empty(member(&doc, "_type")));
+    out.predicate_type = std::string(string_or_empty(member(&doc, "predicateType")));
+    if (const Value* subjects = member(&doc, "subject"); subjects != nullptr && subjects->IsArray()) {
+        for (const Value& s : subjects->GetArray()) {
+            out.subjects.push_back({std::string(string_or_empty(member(&s, "name"))), std::string(string_or_empty(member(member(&s, "digest"), "sha256")))});
+        }
+    }
+    return out;
+}
+
+}  // namespace miw::sigstore

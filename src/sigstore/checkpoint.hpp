@@ -1,0 +1,37 @@
+// A transparency log's checkpoint: a signed note (C2SP signed-note,
+// tlog-checkpoint): origin, tree size, root hash, then after a blank line one
+// or more signature lines "— NAME BASE64(KEY_HASH[4] || SIGNATURE)".
+#pragma once
+
+#include "crypto.hpp"
+
+#include "model_image_webhook/result.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace miw::sigstore {
+
+struct NoteSignature {
+    std::string name;
+    std::string key_hash;  // 4 bytes
+    std::string signature;
+};
+
+struct Checkpoint {
+    std::string origin;
+    std::uint64_t size = 0;
+    std::string root_hash;  // raw
+    std::string signed_text;  // what the signatures sign: the note's text through its last newline
+    std::vector<NoteSignature> signatures;
+};
+
+Result<Checkpoint> read_checkpoint(std::string_view envelope);
+
+// Whether one of the note's signatures is the log's: its key hash the
+// first 4 bytes of the log id (Rekor v1's ECDSA keys), and its signature
+// over the text verified by the log's key.
+bool checkpoint_signed_by(const Checkpoint& checkpoint, const PublicKey& key, const std::string& log_id);
+
+}  // namespace miw::sigstore

@@ -1,0 +1,111 @@
+#include "crypto.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+namespace miw::sigstore {
+
+struct PublicKey::Key {
+    EVP_PKEY* pkey = nullptr;
+    ~Key() { EVP_PKEY_free(pkey); }
+};
+
+namespace {
+
+PublicKey wrap(EVP_PKEY* pkey) {
+    PublicKey out;
+    out.key = std::make_shared<PublicKey::Key>();
+    out.key->pkey = pkey;
+    return out;
+}
+
+const EVP_MD* digest_for(EVP_PKEY* pkey) {
+    const int id = EVP_PKEY_get_base_id(pkey);
+    if (id == EVP_PKEY_ED25519) return nullptr;
+    if (id == EVP_PKEY_EC && EVP_PKEY_get_bits(pkey) == 384) return EVP_sha384();
+    if (id == EVP_PKEY_EC && EVP_PKEY_get_bits(pkey) >= 521) return EVP_sha512();
+    return EVP_sha256();
+}
+
+}  // namespace
+
+std::string sha256(std::string_view bytes) {
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    EVP_Digest(bytes.data(), bytes.size(), out, &length, EVP_sha256(), nullptr);
+    return std::string(reinterpret_cast<const char*>(out), length);
+}
+
+std::string hex(std::string_view bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (unsigned char c : bytes) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    }
+    return out;
+}
+
+Result<PublicKey> PublicKey::from_der(std::string_view der) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
+    EVP_PKEY* pkey = d2i_PUBKEY(nullptr, &p, static_cast<long>(der.size()));
+    if (pkey == nullptr) return fail("not a DER public key");
+    return wrap(pkey);
+}
+
+Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    if (bio == nullptr) return fail("out of memory");
+    EVP_PKEY* pkey = PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    if (pkey == nullptr) return fail("not a PEM public key");
+    return wrap(pkey);
+}
+
+Result<PublicKey> PublicKey::of_certificate(std::string_view der) {
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
+    X509* cert = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
+    if (cert == nullptr) return fail("not a DER certificate");
+    EVP_PKEY* pkey = X509_get_pubkey(cert);
+    X509_free(cert);
+    if (pkey == nullptr) return fail("the certificate's key cannot be read");
+    return wrap(pkey);
+}
+
+bool PublicKey::verifies(std::string_view message, std::string_view signature) const {
+    if (!key) return false;
+    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+    if (ctx == nullptr) return false;
+    bool ok = EVP_DigestVerifyInit(ctx, nullptr, digest_for(key->pkey), nullptr, key->pkey) == 1 &&
+              EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+                               reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
+    EVP_MD_CTX_free(ctx);
+    return ok;
+}
+
+bool PublicKey::verifies_digest(std::string_view digest, std::string_view signature) const {
+    if (!key || is_ed25519()) return false;
+    EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new(key->pkey, nullptr);
+    if (ctx == nullptr) return false;
+    bool ok = EVP_PKEY_verify_init(ctx) == 1 && EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) == 1 &&
+              EVP_PKEY_verify(ctx, reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+                              reinterpret_cast<const unsigned char*>(digest.data()), digest.size()) == 1;
+    EVP_PKEY_CTX_free(ctx);
+    return ok;
+}
+
+bool PublicKey::is_ed25519() const { return key && EVP_PKEY_get_base_id(key->pkey) == EVP_PKEY_ED25519; }
+
+std::string PublicKey::der() const {
+    if (!key) return {};
+    unsigned char* out = nullptr;
+    const int n = i2d_PUBKEY(key->pkey, &out);
+    if (n <= 0) return {};
+    std::string der(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+    OPENSSL_free(out);
+    return der;
+}
+
+}  // namespace miw::sigstore

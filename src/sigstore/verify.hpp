@@ -1,0 +1,38 @@
+// A Sigstore bundle verified as sigstore-go and cosign verify it (bundles
+// v0.1 to v0.3; message signatures and DSSE envelopes; a key, or a Fulcio
+// certificate with its identity, chain and SCT; Rekor v1 entries by their
+// signed entry timestamp and by an inclusion proof with a signed checkpoint).
+// Pure: bytes in, a verdict out; OpenSSL inside, no network.
+#pragma once
+
+#include "model_image_webhook/result.hpp"
+#include "model_image_webhook/sigstore/bundle.hpp"
+#include "model_image_webhook/sigstore/trusted_root.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace miw::sigstore {
+
+// Whom the signature must be from: a key (PEM), or the exact certificate
+// identity (SAN) and OIDC issuer of a keyless signature.
+struct SignerPolicy {
+    std::string key_pem;  // non-empty: a key
+    std::string identity;
+    std::string issuer;
+};
+
+// What was signed: the artifact's bytes, or only its SHA-256.
+struct Artifact {
+    bool has_bytes = false;
+    std::string bytes;
+    std::string sha256;  // raw, 32 bytes
+};
+
+struct Verified {
+    std::int64_t signed_at = 0;  // the log's time of the signature
+};
+
+Result<Verified> verify_bundle(const Bundle& bundle, TrustedRoot root, const Artifact& artifact, const SignerPolicy& signer, std::int64_t now);
+
+}  // namespace miw::sigstore
