@@ -14,6 +14,17 @@ using namespace json;
 
 namespace {
 
+// Base64 as Go's decoder reads it (protojson's bytes): line breaks ignored,
+// as `base64` writes them every 76 characters.
+std::optional<std::string> go_base64(std::string_view text) {
+    if (text.find_first_of("\r\n") == std::string_view::npos) return base64_decode(text);
+    std::string joined;
+    for (char c : text) {
+        if (c != '\r' && c != '\n') joined += c;
+    }
+    return base64_decode(joined);
+}
+
 // Readers that say which field was wrong: the first error wins.
 struct Reader {
     std::string error;
@@ -32,7 +43,7 @@ struct Reader {
             fail_at(field, "not a base64 string");
             return {};
         }
-        std::optional<std::string> decoded = base64_decode(view(*v));
+        std::optional<std::string> decoded = go_base64(view(*v));
         if (!decoded) {
             fail_at(field, "not base64");
             return {};
@@ -103,7 +114,7 @@ void read_tlog_entry(Reader& r, const Value& e, TlogEntry& out) {
                     r.fail_at("tlogEntries[].inclusionProof.hashes[]", "not a base64 string");
                     break;
                 }
-                std::optional<std::string> raw = base64_decode(view(h));
+                std::optional<std::string> raw = go_base64(view(h));
                 if (!raw) {
                     r.fail_at("tlogEntries[].inclusionProof.hashes[]", "not base64");
                     break;

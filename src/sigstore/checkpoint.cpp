@@ -51,8 +51,14 @@ Result<Checkpoint> read_checkpoint(std::string_view envelope) {
 }
 
 bool checkpoint_signed_by(const Checkpoint& checkpoint, const PublicKey& key, const std::string& log_id) {
+    std::string hint = log_id.substr(0, 4);
+    if (key.is_ed25519()) {
+        const std::string der = key.der();
+        if (der.size() < 32) return false;
+        hint = sha256(checkpoint.origin + "\n\x01" + der.substr(der.size() - 32)).substr(0, 4);
+    }
     for (const NoteSignature& s : checkpoint.signatures) {
-        if (s.key_hash != log_id.substr(0, 4)) continue;
+        if (s.key_hash != hint || (key.is_ed25519() && s.name != checkpoint.origin)) continue;
         if (key.verifies(checkpoint.signed_text, s.signature)) return true;
     }
     return false;

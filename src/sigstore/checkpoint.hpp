@@ -29,9 +29,12 @@ struct Checkpoint {
 
 Result<Checkpoint> read_checkpoint(std::string_view envelope);
 
-// Whether one of the note's signatures is the log's: its key hash the
-// first 4 bytes of the log id (Rekor v1's ECDSA keys), and its signature
-// over the text verified by the log's key.
+// Whether one of the note's signatures is the log's, its signature over the
+// text verified by the log's key: found by its key hash, the first 4 bytes of
+// the log id for an ECDSA key (Rekor v1), or for an Ed25519 key the first 4
+// bytes of SHA-256(name || 0x0A || 0x01 || key) as C2SP signed-note has it,
+// the name being the checkpoint's origin (a witness's cosignature, under
+// another name or key, is passed over).
 bool checkpoint_signed_by(const Checkpoint& checkpoint, const PublicKey& key, const std::string& log_id);
 
 }  // namespace miw::sigstore

@@ -4,6 +4,7 @@
 #include "checkpoint.hpp"
 #include "crypto.hpp"
 #include "merkle.hpp"
+#include "timestamp.hpp"
 
 #include "model_image_webhook/sigstore/rekor_entry.hpp"
 #include "model_image_webhook/text.hpp"
@@ -28,8 +29,14 @@ void fill_log_ids(std::vector<LogKey>& logs) {
     }
 }
 
-// A PEM certificate or key, as DER of its key: what a log entry's body names as the signer.
-std::string key_der_of_pem(const std::string& pem) {
+// A certificate or key, PEM (Rekor v1) or DER (Rekor v2), as the DER of its
+// key: what a log entry's body names as the signer.
+std::string key_der_of(const std::string& pem) {
+    if (pem.rfind("-----", 0) != 0) {
+        if (Result<PublicKey> key = PublicKey::of_certificate(pem)) return key->der();
+        Result<PublicKey> key = PublicKey::from_der(pem);
+        return key ? key->der() : std::string();
+    }
     if (pem.find("CERTIFICATE") != std::string::npos) {
         BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
         X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
@@ -75,16 +82,25 @@ Status body_matches(const Bundle& bundle, const TlogEntry& entry, const std::str
     if (body->kind != entry.kind) return fail("the log entry's body is a " + body->kind + ", its kind says " + entry.kind);
     if (!bundle.dsse) {
         if (body->kind != "hashedrekord") return fail("a message signature's log entry is a " + body->kind + ", not a hashedrekord");
-        if (body->hash_algorithm != "sha256" || body->hash_hex != hex(bundle.message_digest)) return fail("the log entry is for another digest than the bundle's");
+        if ((body->hash_algorithm != "sha256" && body->hash_algorithm != "SHA2_256") || body->hash_hex != hex(bundle.message_digest)) {
+            return fail("the log entry is for another digest than the bundle's");
+        }
         if (body->signature != bundle.signature) return fail("the log entry holds another signature than the bundle's");
-        if (key_der_of_pem(body->public_key) != signer_key_der) return fail("the log entry names another signer than the bundle's");
+        if (key_der_of(body->public_key) != signer_key_der) return fail("the log entry names another signer than the bundle's");
         return done();
     }
-    if (body->kind != "dsse") return fail("the DSSE envelope's log entry is a " + body->kind + ", which this verifier does not read yet");
+    if (body->kind == "hashedrekord" && body->api_version == "0.0.2") {
+        // Rekor v2's hashedrekord over DSSE (its spec, 6.1.4): the hash of the envelope's PAE, and its one signature.
+        if (body->hash_hex != hex(sha256(pae(bundle.payload_type, bundle.payload)))) return fail("the log entry is for another DSSE envelope than the bundle's");
+        if (bundle.dsse_signatures.size() != 1 || body->signature != bundle.dsse_signatures.front().sig) return fail("the log entry holds another DSSE signature than the bundle's");
+        if (key_der_of(body->public_key) != signer_key_der) return fail("the log entry names another signer than the bundle's");
+        return done();
+    }
+    if (body->kind != "dsse" && body->kind != "intoto") return fail("the DSSE envelope's log entry is a " + body->kind + ", not a dsse or intoto");
     if (body->payload_hash_hex != hex(sha256(bundle.payload))) return fail("the log entry is for another DSSE payload than the bundle's");
     for (const DsseSignature& s : bundle.dsse_signatures) {
         const bool logged = std::any_of(body->dsse_signatures.begin(), body->dsse_signatures.end(), [&](const RekorEntry::DsseSignature& l) {
-            return l.signature == s.sig && key_der_of_pem(l.verifier) == signer_key_der;
+            return l.signature == s.sig && key_der_of(l.verifier) == signer_key_der;
         });
         if (!logged) return fail("the log entry holds another DSSE signature or signer than the bundle's");
     }
@@ -94,7 +110,9 @@ Status body_matches(const Bundle& bundle, const TlogEntry& entry, const std::str
 // One log entry proved: in a log of the trusted root, by its SET or its
 // inclusion proof and signed checkpoint; its time, where it has one.
 Result<std::int64_t> verify_entry(const Bundle& bundle, const TlogEntry& entry, const TrustedRoot& root, const std::string& signer_key_der, std::int64_t now) {
-    if (entry.version != "0.0.1") return fail("the log entry is a " + entry.kind + " " + entry.version + " (Rekor v2), which this verifier does not read yet");
+    // Rekor v2 (hashedrekord and dsse 0.0.2): no signed entry timestamp and no
+    // time of its own; proved by its inclusion proof, timed by a timestamp authority.
+    const bool rekor_v2 = entry.version == "0.0.2" && (entry.kind == "hashedrekord" || entry.kind == "dsse");
     const auto log = std::find_if(root.tlogs.begin(), root.tlogs.end(), [&](const LogKey& l) { return l.log_id == entry.log_id; });
     if (log == root.tlogs.end()) return fail("the log entry is from a transparency log the trusted root does not name (" + hex(entry.log_id) + ")");
     Result<PublicKey> key = PublicKey::from_der(log->key);
@@ -104,7 +122,8 @@ Result<std::int64_t> verify_entry(const Bundle& bundle, const TlogEntry& entry, 
     if (entry.integrated_time != 0 && !log->valid.contains(entry.integrated_time)) return fail("the log entry's time is outside its log's validity in the trusted root");
     const bool promise = !entry.signed_entry_timestamp.empty();
     if (bundle.version == BundleVersion::v0_1 && !promise) return fail("a v0.1 bundle's log entry must carry its signed entry timestamp");
-    if (bundle.version != BundleVersion::v0_1 && !entry.inclusion_proof) return fail("the log entry has no inclusion proof");
+    if ((bundle.version != BundleVersion::v0_1 || rekor_v2) && !entry.inclusion_proof) return fail("the log entry has no inclusion proof");
+    if (rekor_v2 && promise) return fail("a Rekor v2 entry carries no signed entry timestamp");
     if (promise && !key->verifies(set_payload(entry), entry.signed_entry_timestamp)) return fail("the log entry's signed entry timestamp does not verify");
     if (entry.inclusion_proof) {
         const InclusionProof& proof = *entry.inclusion_proof;
@@ -119,7 +138,7 @@ Result<std::int64_t> verify_entry(const Bundle& bundle, const TlogEntry& entry, 
             return fail("the checkpoint's tree is not the inclusion proof's");
         }
     }
-    return entry.integrated_time;
+    return rekor_v2 ? 0 : entry.integrated_time;
 }
 
 }  // namespace
@@ -166,10 +185,16 @@ Result<Verified> verify_bundle(const Bundle& bundle, TrustedRoot root, const Art
         if (!subject) return fail("no subject of the in-toto statement has the artifact's digest");
     }
 
-    // The logs' proofs, and the times they give.
-    if (!bundle.rfc3161_timestamps.empty()) return fail("the bundle carries RFC 3161 timestamps, which this verifier does not check yet");
+    // The logs' proofs and the timestamp authorities' stamps, and the times they give.
     if (bundle.tlog_entries.empty()) return fail("the bundle has no transparency log entry");
     std::vector<std::int64_t> times;
+    const std::string& stamped = bundle.dsse ? bundle.dsse_signatures.front().sig : bundle.signature;
+    for (const std::string& timestamp : bundle.rfc3161_timestamps) {
+        Result<std::int64_t> t = verify_timestamp(timestamp, stamped, root.timestamp_authorities);
+        if (!t) return fail(t.error());
+        if (*t > now + kClockSkewSeconds) return fail("the RFC 3161 timestamp's time is in the future");
+        times.push_back(*t);
+    }
     for (const TlogEntry& entry : bundle.tlog_entries) {
         Result<std::int64_t> t = verify_entry(bundle, entry, root, signer_key_der, now);
         if (!t) return fail(t.error());

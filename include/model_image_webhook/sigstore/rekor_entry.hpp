@@ -1,5 +1,5 @@
 // What a transparency log entry's body says (Rekor's canonicalized body:
-// hashedrekord 0.0.1, dsse 0.0.1), and what an in-toto statement's subjects
+// hashedrekord 0.0.1 and 0.0.2, dsse 0.0.1 and 0.0.2, intoto 0.0.2), and what an in-toto statement's subjects
 // are: read by src/codec/sigstore_rekor.cpp, compared with the bundle by
 // src/sigstore/. No JSON library here.
 #pragma once
@@ -15,15 +15,15 @@ struct RekorEntry {
     std::string kind;
     std::string api_version;
     // hashedrekord
-    std::string hash_algorithm;  // "sha256"
+    std::string hash_algorithm;  // "sha256" (v1), "SHA2_256" (v2)
     std::string hash_hex;
     std::string signature;  // raw
-    std::string public_key;  // raw: a PEM certificate or key
-    // dsse
+    std::string public_key;  // raw: a PEM certificate or key (v1), DER (v2)
+    // dsse, intoto
     std::string payload_hash_hex;
     struct DsseSignature {
         std::string signature;  // raw
-        std::string verifier;  // raw: a PEM certificate or key
+        std::string verifier;  // raw: a PEM certificate or key (v1), DER (v2)
     };
     std::vector<DsseSignature> dsse_signatures;
 };
