@@ -5,7 +5,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-mkdir -p "$out"/{reference,version,review,mutation,yaml,api_answers,registry}
+mkdir -p "$out"/{reference,version,review,mutation,yaml,api_answers,registry,sigstore}
 i=0
 for ref in "registry.example.com/team/qwen@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4" \
            "registry.example.com:5000/team/qwen:v1@sha256:9372c470eeadd5ecd9c3c74c2b3cb633f8e2f2fad799250a0f70d652b6b825e4" \
@@ -78,3 +78,8 @@ cp "$repo"/examples/nodes.yaml "$out/yaml/nodes-list.yaml"
 cp "$repo"/fuzz/seeds/api_answers/*.json "$out/api_answers/"
 # What registries and their token servers answer, challenges, an auth file, a reference.
 cp "$repo"/fuzz/seeds/registry/* "$out/registry/"
+# Sigstore bundles, trusted roots and checkpoints: sigstore-conformance's cases.
+n=0
+for f in "$repo"/tests/fixtures/sigstore-conformance/test/assets/bundle-verify/*/*.json "$repo"/sigstore/trusted_root.public-good.json; do
+  cp "$f" "$out/sigstore/seed-$n.json"; n=$((n + 1))
+done

@@ -19,7 +19,8 @@ std::optional<std::string> merkle_root_from_proof(std::uint64_t index, std::uint
     // The proof's inner part climbs from the leaf while the tree is full on
     // both sides; its border part joins the right edge's subtrees.
     const std::size_t inner = static_cast<std::size_t>(std::bit_width(index ^ (size - 1)));
-    const std::size_t border = static_cast<std::size_t>(std::popcount(index >> inner));
+    // Go's shift of 64 or more is 0; C++'s is undefined (found by the fuzz target).
+    const std::size_t border = inner >= 64 ? 0 : static_cast<std::size_t>(std::popcount(index >> inner));
     if (proof.size() != inner + border) return std::nullopt;
     std::string seed = leaf_hash;
     for (std::size_t i = 0; i < inner; ++i) {

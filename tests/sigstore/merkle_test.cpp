@@ -57,4 +57,6 @@ TEST_CASE("a proof that cannot be one is none", "[sigstore_merkle]") {
     CHECK_FALSE(merkle_root_from_proof(0, 7, leaf, {h, h}));  // a hash short
     CHECK_FALSE(merkle_root_from_proof(0, 7, leaf, {h, h, h, h}));  // one too many
     CHECK_FALSE(merkle_root_from_proof(0, 7, leaf, {h, "short", h}));
+    // A tree of 2^64 - 1 leaves: a proof of 64 inner hashes, no border (a shift of 64 is no shift).
+    CHECK_FALSE(merkle_root_from_proof(UINT64_MAX - 1, UINT64_MAX, leaf, {h}));
 }
