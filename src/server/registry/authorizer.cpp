@@ -202,14 +202,24 @@ HttpResponse Authorizer::send(const RegistryHost& host, std::string_view reposit
         // a 404 to one credential may be a registry hiding the repository
         // from it, so it is told only where every credential was told so.
         std::optional<HttpResponse> refused;
+        std::size_t tried = 0;
         for (const RegistryCredential& credential : keys.credentials) {
             answer = attempt(host, repository, &credential, request, deadline);
+            ++tried;
             if (answer.failure == RegistryFailure::none && answer.status >= 200 && answer.status < 300) return answer;
             const bool unknown = answer.failure == RegistryFailure::none && answer.status == 404;
             if (!unknown && !refused) refused = answer;
             if (std::chrono::steady_clock::now() >= deadline) break;
         }
-        if (refused) answer = std::move(*refused);
+        if (refused) {
+            answer = std::move(*refused);
+        } else if (tried < keys.credentials.size()) {
+            // Every credential tried said 404, and the deadline came before the rest: nothing certain.
+            answer.failure = RegistryFailure::timeout;
+            answer.error = "the deadline came after " + std::to_string(tried) + " of " + std::to_string(keys.credentials.size()) +
+                           " credentials for " + host.authority() + " were told 404";
+            answer.incomplete = true;
+        }
     }
     const bool answered = answer.failure == RegistryFailure::none && answer.status >= 200 && answer.status < 300;
     if (!answered && !keys.problem.empty()) {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <thread>
 #include <functional>
 
 using namespace miw;
@@ -237,6 +238,22 @@ TEST_CASE("every credential is tried after any failure, as the kubelet's pull lo
             CHECK(tried.size() == c.tried);
         }
     }
+}
+
+TEST_CASE("a deadline that comes before every credential was tried makes their 404s uncertain", "[registry_authorizer]") {
+    Keys keys;
+    keys.credentials = {{"team-a", "a-pass"}, {"team-b", "b-pass"}};
+    ScriptedTransport transport([&](const HttpRequest& r) {
+        if (header_of(r, "Authorization").empty()) return challenge({R"(Basic realm="Registry Realm")"});
+        std::this_thread::sleep_for(60ms);  // the first credential's 404 takes the whole budget
+        return answer(404);
+    });
+    Authorizer authorizer(transport, keys, plain_never);
+    const RegistryHost host = host_named("registry.example");
+    const HttpResponse got = authorizer.send(host, "team/qwen", manifest_request(host), std::chrono::steady_clock::now() + 30ms);
+    CHECK(got.failure == RegistryFailure::timeout);
+    CHECK(got.incomplete);
+    CHECK(got.error.find("1 of 2 credentials") != std::string::npos);
 }
 
 TEST_CASE("a 403 to a challenge already known moves on to the next credential too", "[registry_authorizer]") {
