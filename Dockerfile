@@ -13,6 +13,7 @@ COPY CMakeLists.txt ./
 COPY include include
 COPY src src
 COPY manifests/base/webhooks.yaml manifests/base/
+COPY sigstore/trusted_root.public-good.json sigstore/
 COPY scripts/collect-runtime.sh scripts/
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DMIW_BUILD_TESTS=OFF -DMIW_BUILD_BENCH=OFF \
  && cmake --build build -j"$(nproc)" --target model-image-webhook \
