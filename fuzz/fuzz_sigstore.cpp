@@ -1,5 +1,5 @@
-// Any bytes as what a signature's verification reads: a Sigstore bundle, a
-// trusted root, a Rekor entry's body, an in-toto statement, a checkpoint, and
+// Any bytes as what a signature's verification reads: a --signature-policy
+// file, a Sigstore bundle, a trusted root, a Rekor entry's body, an in-toto statement, a checkpoint, and
 // (its first bytes as the shape) a Merkle inclusion proof: a result or a
 // reason, never a crash; what reads holds together (a log index is never
 // negative, a checkpoint's root hash is 32 bytes, a proof that leads
@@ -7,6 +7,7 @@
 #include "../src/sigstore/checkpoint.hpp"
 #include "../src/sigstore/merkle.hpp"
 
+#include "model_image_webhook/signature_policy.hpp"
 #include "model_image_webhook/sigstore/bundle.hpp"
 #include "model_image_webhook/sigstore/rekor_entry.hpp"
 #include "model_image_webhook/sigstore/trusted_root.hpp"
@@ -17,6 +18,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
+    {
+        const miw::Result<miw::SignaturePolicy> policy = miw::read_signature_policy(text);
+        if (!policy && policy.error().empty()) std::abort();
+        if (policy) {
+            for (const miw::ImagePolicy& p : policy->policies) {
+                if (p.images.empty() || p.authorities.empty()) std::abort();
+            }
+        }
+    }
     {
         const miw::Result<miw::sigstore::Bundle> bundle = miw::sigstore::read_bundle(text);
         if (!bundle && bundle.error().empty()) std::abort();
