@@ -239,3 +239,8 @@ TEST_CASE("a comma-separated flag value's items, trimmed, the empty ones dropped
         CHECK(miw::comma_separated(c.text) == c.items);
     }
 }
+
+TEST_CASE("bytes are written as lowercase hex", "[text]") {
+    CHECK(miw::hex_encode("") == "");
+    CHECK(miw::hex_encode(std::string("\x00\x0f\xab\xff", 4)) == "000fabff");
+}

@@ -56,6 +56,9 @@ std::string printable_line(std::string_view text, std::size_t max_bytes);
 inline constexpr std::size_t kMaxWarningBytes = 256;
 std::string warning_line(std::string_view text);
 
+// Bytes as lowercase hex digits.
+std::string hex_encode(std::string_view bytes);
+
 // A comma-separated flag value's items, each without the spaces around it,
 // empty ones dropped ("a, b,,c" is a, b, c).
 std::vector<std::string_view> comma_separated(std::string_view text);

@@ -16,16 +16,6 @@ std::string decoded(const Value* v) {
     return base64_decode(view(*v)).value_or(std::string());
 }
 
-std::string hex_of(std::string_view bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned char c : bytes) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-    return out;
-}
-
 // A Rekor v2 verifier: its certificate's or key's DER.
 std::string verifier_der(const Value* verifier) {
     if (const Value* cert = member(verifier, "x509Certificate"); cert != nullptr) return decoded(member(cert, "rawBytes"));
@@ -47,13 +37,13 @@ Result<RekorEntry> read_rekor_entry(std::string body) {
         const Value* v2 = member(spec, "hashedRekordV002");
         const Value* data = member(v2, "data");
         out.hash_algorithm = std::string(string_or_empty(member(data, "algorithm")));
-        out.hash_hex = hex_of(decoded(member(data, "digest")));
+        out.hash_hex = hex_encode(decoded(member(data, "digest")));
         const Value* signature = member(v2, "signature");
         out.signature = decoded(member(signature, "content"));
         out.public_key = verifier_der(member(signature, "verifier"));
     } else if (out.kind == "dsse" && out.api_version == "0.0.2") {
         const Value* v2 = member(spec, "dsseV002");
-        out.payload_hash_hex = hex_of(decoded(member(member(v2, "payloadHash"), "digest")));
+        out.payload_hash_hex = hex_encode(decoded(member(member(v2, "payloadHash"), "digest")));
         if (const Value* sigs = member(v2, "signatures"); sigs != nullptr && sigs->IsArray()) {
             for (const Value& s : sigs->GetArray()) out.dsse_signatures.push_back({decoded(member(&s, "content")), verifier_der(member(&s, "verifier"))});
         }

@@ -193,6 +193,17 @@ std::string printable_line(std::string_view text, std::size_t max_bytes) {
     return out;
 }
 
+std::string hex_encode(std::string_view bytes) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size() * 2);
+    for (unsigned char c : bytes) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+    }
+    return out;
+}
+
 std::vector<std::string_view> comma_separated(std::string_view text) {
     std::vector<std::string_view> out;
     while (!text.empty()) {

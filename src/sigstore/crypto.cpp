@@ -1,5 +1,7 @@
 #include "crypto.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -37,16 +39,7 @@ std::string sha256(std::string_view bytes) {
     return std::string(reinterpret_cast<const char*>(out), length);
 }
 
-std::string hex(std::string_view bytes) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(bytes.size() * 2);
-    for (unsigned char c : bytes) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-    return out;
-}
+std::string hex(std::string_view bytes) { return hex_encode(bytes); }
 
 Result<PublicKey> PublicKey::from_der(std::string_view der) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());

@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/registry/url.hpp"
 #include "model_image_webhook/registry_answers.hpp"
+#include "model_image_webhook/text.hpp"
 
 #include <openssl/evp.h>
 
@@ -70,14 +71,7 @@ std::string digest_of(std::string_view algorithm, std::string_view bytes) {
     unsigned char out[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     if (EVP_Digest(bytes.data(), bytes.size(), out, &length, md, nullptr) != 1) return {};
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string text(algorithm);
-    text += ':';
-    for (unsigned int i = 0; i < length; ++i) {
-        text += kHex[out[i] >> 4];
-        text += kHex[out[i] & 15];
-    }
-    return text;
+    return std::string(algorithm) + ":" + hex_encode(std::string_view(reinterpret_cast<const char*>(out), length));
 }
 
 RegistryLookup RegistryClient::fetch_from(const RegistryHost& host, const RegistryLocator& loc, const Keyring* first, Deadline deadline) const {
