@@ -50,12 +50,29 @@ Result<Checkpoint> read_checkpoint(std::string_view envelope) {
     return out;
 }
 
+namespace {
+
+// C2SP signed-note: SHA-256(name || 0x0A || 0x01 || the Ed25519 key's 32 bytes).
+std::string ed25519_key_hash(const PublicKey& key, std::string_view name) {
+    const std::string der = key.der();
+    if (der.size() < 32) return {};
+    return sha256(std::string(name) + "\n\x01" + der.substr(der.size() - 32));
+}
+
+}  // namespace
+
+std::string derived_log_id(const PublicKey& key, std::string_view base_url) {
+    if (!key.is_ed25519()) return sha256(key.der());
+    std::string_view host = base_url;
+    if (const std::size_t scheme = host.find("://"); scheme != std::string_view::npos) host.remove_prefix(scheme + 3);
+    return ed25519_key_hash(key, host.substr(0, host.find('/')));
+}
+
 bool checkpoint_signed_by(const Checkpoint& checkpoint, const PublicKey& key, const std::string& log_id) {
     std::string hint = log_id.substr(0, 4);
     if (key.is_ed25519()) {
-        const std::string der = key.der();
-        if (der.size() < 32) return false;
-        hint = sha256(checkpoint.origin + "\n\x01" + der.substr(der.size() - 32)).substr(0, 4);
+        hint = ed25519_key_hash(key, checkpoint.origin).substr(0, 4);
+        if (hint.empty()) return false;
     }
     for (const NoteSignature& s : checkpoint.signatures) {
         if (s.key_hash != hint || (key.is_ed25519() && s.name != checkpoint.origin)) continue;

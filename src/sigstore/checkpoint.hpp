@@ -37,4 +37,9 @@ Result<Checkpoint> read_checkpoint(std::string_view envelope);
 // another name or key, is passed over).
 bool checkpoint_signed_by(const Checkpoint& checkpoint, const PublicKey& key, const std::string& log_id);
 
+// A log's id where a trust root gives none: for an Ed25519 key (Rekor v2)
+// the C2SP signed-note key hash under its origin, the host of its base URL;
+// for any other key the SHA-256 of its DER.
+std::string derived_log_id(const PublicKey& key, std::string_view base_url);
+
 }  // namespace miw::sigstore

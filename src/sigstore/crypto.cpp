@@ -2,6 +2,7 @@
 
 #include "model_image_webhook/text.hpp"
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -44,17 +45,31 @@ std::string hex(std::string_view bytes) { return hex_encode(bytes); }
 Result<PublicKey> PublicKey::from_der(std::string_view der) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
     EVP_PKEY* pkey = d2i_PUBKEY(nullptr, &p, static_cast<long>(der.size()));
+    if (pkey == nullptr) {
+        // A trusted root's PKCS1_RSA_PKCS1V5 key is an RSAPublicKey, not a SubjectPublicKeyInfo.
+        p = reinterpret_cast<const unsigned char*>(der.data());
+        pkey = d2i_PublicKey(EVP_PKEY_RSA, nullptr, &p, static_cast<long>(der.size()));
+        ERR_clear_error();
+    }
     if (pkey == nullptr) return fail("not a DER public key");
     return wrap(pkey);
 }
 
 Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
-    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-    if (bio == nullptr) return fail("out of memory");
-    EVP_PKEY* pkey = PEM_read_bio_PUBKEY(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    if (pkey == nullptr) return fail("not a PEM public key");
-    return wrap(pkey);
+    // "PUBLIC KEY" or "RSA PUBLIC KEY": the base64 between the first header and its end line.
+    const std::size_t begin = pem.find("-----BEGIN ");
+    const std::size_t body = begin == std::string_view::npos ? begin : pem.find('\n', begin);
+    const std::size_t end = body == std::string_view::npos ? body : pem.find("-----END ", body);
+    if (end == std::string_view::npos) return fail("not a PEM public key");
+    std::string text;
+    for (char c : pem.substr(body, end - body)) {
+        if (c != '\n' && c != '\r' && c != ' ' && c != '\t') text += c;
+    }
+    const std::optional<std::string> der = base64_decode(text);
+    if (!der) return fail("not a PEM public key");
+    Result<PublicKey> key = from_der(*der);
+    if (!key) return fail("not a PEM public key");
+    return key;
 }
 
 Result<PublicKey> PublicKey::of_certificate(std::string_view der) {

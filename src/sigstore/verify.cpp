@@ -25,7 +25,9 @@ constexpr std::int64_t kClockSkewSeconds = 60;
 // A trusted root's logs named by their keys where the document names them not.
 void fill_log_ids(std::vector<LogKey>& logs) {
     for (LogKey& log : logs) {
-        if (log.log_id.empty()) log.log_id = sha256(log.key);
+        if (!log.log_id.empty()) continue;
+        Result<PublicKey> key = PublicKey::from_der(log.key);
+        log.log_id = key ? derived_log_id(*key, log.base_url) : sha256(log.key);
     }
 }
 
