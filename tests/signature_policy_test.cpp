@@ -79,6 +79,9 @@ TEST_CASE("a field this webhook does not implement is refused with its path, nev
         {"a mode that is none", policy(images + "  mode: audit\n  authorities:\n  - keyless:\n      identities: [{issuer: i, subject: s}]\n"), "mode audit is not enforce or warn"},
         {"a TrustRoot not in the file", policy(kKeylessSpec), "names TrustRoot mock, which the file does not hold"},
         {"a glob with a bracket", policy("  images:\n  - glob: \"registry/[a]\"\n  authorities:\n  - keyless:\n      identities: [{issuer: i, subject: s}]\n"), "images[0].glob"},
+        {"a log id that is not hex", "apiVersion: policy.sigstore.dev/v1alpha1\nkind: TrustRoot\nmetadata:\n  name: r\nspec:\n  sigstoreKeys:\n    tLogs:\n"
+                                     "    - baseURL: https://rekor.example\n      publicKey: " + base64_encode(kKey) + "\n      logID: zz\n",
+         "tLogs[0].logID is not hex"},
         {"another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", "neither a ClusterImagePolicy nor a TrustRoot"},
     };
     for (const Case& c : cases) {

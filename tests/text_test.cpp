@@ -244,3 +244,11 @@ TEST_CASE("bytes are written as lowercase hex", "[text]") {
     CHECK(miw::hex_encode("") == "");
     CHECK(miw::hex_encode(std::string("\x00\x0f\xab\xff", 4)) == "000fabff");
 }
+
+TEST_CASE("hex digits are read as bytes, or not at all", "[text]") {
+    CHECK(miw::hex_decode("000fABff") == std::string("\x00\x0f\xab\xff", 4));
+    CHECK(miw::hex_decode("") == std::string());
+    CHECK_FALSE(miw::hex_decode("abc"));
+    CHECK_FALSE(miw::hex_decode("zz"));
+    CHECK_FALSE(miw::hex_decode("0x"));
+}

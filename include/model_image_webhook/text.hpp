@@ -58,6 +58,8 @@ std::string warning_line(std::string_view text);
 
 // Bytes as lowercase hex digits.
 std::string hex_encode(std::string_view bytes);
+// Hex digits (either case) as bytes; nullopt for an odd count or a non-digit.
+std::optional<std::string> hex_decode(std::string_view text);
 
 // A comma-separated flag value's items, each without the spaces around it,
 // empty ones dropped ("a, b,,c" is a, b, c).

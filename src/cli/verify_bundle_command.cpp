@@ -8,11 +8,12 @@
 #include "../sigstore/crypto.hpp"
 #include "../sigstore/verify.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 #include <cxxopts.hpp>
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <ctime>
 #include <iostream>
 
@@ -22,17 +23,16 @@ namespace {
 
 constexpr std::string_view kCommand = "verify-bundle";
 
-bool is_hex(std::string_view text) {
-    return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 // A digest ("sha256:" and 64 hex digits, and no file of that name), or a file's bytes.
 Result<sigstore::Artifact> artifact_of(const std::string& given) {
     sigstore::Artifact out;
     struct stat st {};
-    if (given.rfind("sha256:", 0) == 0 && given.size() == 71 && is_hex(given.substr(7)) && ::stat(given.c_str(), &st) != 0) {
-        for (std::size_t i = 7; i < given.size(); i += 2) out.sha256 += static_cast<char>(std::stoi(given.substr(i, 2), nullptr, 16));
-        return out;
+    // Lowercase hex, as a digest is written; anything else names a file.
+    if (given.rfind("sha256:", 0) == 0 && given.size() == 71 && given.find_first_of("ABCDEF", 7) == std::string::npos && ::stat(given.c_str(), &st) != 0) {
+        if (std::optional<std::string> digest = hex_decode(std::string_view(given).substr(7))) {
+            out.sha256 = std::move(*digest);
+            return out;
+        }
     }
     Result<std::string> bytes = read_input(given);
     if (!bytes) return fail(bytes.error());

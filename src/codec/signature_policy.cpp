@@ -126,7 +126,9 @@ Result<std::vector<PolicyTrustRoot::Log>> read_logs(const Value* list, const std
         log.public_key_pem = std::move(*pem);
         if (const std::string id = text_at(&l, "logID"); !id.empty()) {
             // A log id as a TrustRoot writes it: hex, as policy-controller's Go strings hold it.
-            for (std::size_t at = 0; at + 1 < id.size(); at += 2) log.log_id += static_cast<char>(std::stoi(id.substr(at, 2), nullptr, 16));
+            std::optional<std::string> raw = hex_decode(id);
+            if (!raw) return fail(where + ".logID is not hex");
+            log.log_id = std::move(*raw);
         }
         out.push_back(std::move(log));
     }

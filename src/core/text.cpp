@@ -204,6 +204,24 @@ std::string hex_encode(std::string_view bytes) {
     return out;
 }
 
+std::optional<std::string> hex_decode(std::string_view text) {
+    if (text.size() % 2 != 0) return std::nullopt;
+    const auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string out;
+    out.reserve(text.size() / 2);
+    for (std::size_t i = 0; i < text.size(); i += 2) {
+        const int high = nibble(text[i]), low = nibble(text[i + 1]);
+        if (high < 0 || low < 0) return std::nullopt;
+        out += static_cast<char>(high << 4 | low);
+    }
+    return out;
+}
+
 std::vector<std::string_view> comma_separated(std::string_view text) {
     std::vector<std::string_view> out;
     while (!text.empty()) {

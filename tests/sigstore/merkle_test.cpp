@@ -4,17 +4,13 @@
 
 #include "../../src/sigstore/crypto.hpp"
 
+#include "model_image_webhook/text.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace miw::sigstore;
 
 namespace {
-
-std::string unhex(const std::string& h) {
-    std::string out;
-    for (std::size_t i = 0; i < h.size(); i += 2) out += static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16));
-    return out;
-}
 
 const std::string kRoot7 = "3560191803028444b232018ac047fdb561c09c23a7a6876c85e08b5e4d48e9f3";
 
@@ -35,7 +31,7 @@ TEST_CASE("an inclusion proof leads from its leaf to the tree's root", "[sigstor
     for (const Case& c : cases) {
         DYNAMIC_SECTION("leaf " << c.index << " of 7") {
             std::vector<std::string> proof;
-            for (const std::string& h : c.proof) proof.push_back(unhex(h));
+            for (const std::string& h : c.proof) proof.push_back(miw::hex_decode(h).value());
             const std::string leaf = merkle_leaf_hash(std::string(1, static_cast<char>(c.index)));
             const auto root = merkle_root_from_proof(c.index, 7, leaf, proof);
             REQUIRE(root);
