@@ -55,17 +55,22 @@ Result<PublicKey> PublicKey::from_der(std::string_view der) {
     return wrap(pkey);
 }
 
-Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
-    // "PUBLIC KEY" or "RSA PUBLIC KEY": the base64 between the first header and its end line.
+std::optional<std::string> pem_der(std::string_view pem) {
+    // The base64 between the first header and its end line, whatever its label.
     const std::size_t begin = pem.find("-----BEGIN ");
     const std::size_t body = begin == std::string_view::npos ? begin : pem.find('\n', begin);
     const std::size_t end = body == std::string_view::npos ? body : pem.find("-----END ", body);
-    if (end == std::string_view::npos) return fail("not a PEM public key");
+    if (end == std::string_view::npos) return std::nullopt;
     std::string text;
     for (char c : pem.substr(body, end - body)) {
         if (c != '\n' && c != '\r' && c != ' ' && c != '\t') text += c;
     }
-    const std::optional<std::string> der = base64_decode(text);
+    return base64_decode(text);
+}
+
+Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
+    // "PUBLIC KEY" or "RSA PUBLIC KEY".
+    const std::optional<std::string> der = pem_der(pem);
     if (!der) return fail("not a PEM public key");
     Result<PublicKey> key = from_der(*der);
     if (!key) return fail("not a PEM public key");

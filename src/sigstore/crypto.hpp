@@ -7,6 +7,7 @@
 #include "model_image_webhook/result.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,8 @@ namespace miw::sigstore {
 
 std::string sha256(std::string_view bytes);  // raw, 32 bytes
 std::string hex(std::string_view bytes);
+// The DER of a PEM text's first block (a key or a certificate); nullopt when there is none.
+std::optional<std::string> pem_der(std::string_view pem);
 
 // A public key, from DER (SubjectPublicKeyInfo) or PEM.
 class PublicKey {

@@ -9,7 +9,6 @@
 #include "model_image_webhook/sigstore/rekor_entry.hpp"
 #include "model_image_webhook/text.hpp"
 
-#include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -33,27 +32,11 @@ void fill_log_ids(std::vector<LogKey>& logs) {
 
 // A certificate or key, PEM (Rekor v1) or DER (Rekor v2), as the DER of its
 // key: what a log entry's body names as the signer.
-std::string key_der_of(const std::string& pem) {
-    if (pem.rfind("-----", 0) != 0) {
-        if (Result<PublicKey> key = PublicKey::of_certificate(pem)) return key->der();
-        Result<PublicKey> key = PublicKey::from_der(pem);
-        return key ? key->der() : std::string();
-    }
-    if (pem.find("CERTIFICATE") != std::string::npos) {
-        BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-        X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-        BIO_free(bio);
-        if (x == nullptr) return {};
-        unsigned char* out = nullptr;
-        const int n = i2d_X509(x, &out);
-        X509_free(x);
-        if (n <= 0) return {};
-        std::string der(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
-        OPENSSL_free(out);
-        Result<PublicKey> key = PublicKey::of_certificate(der);
-        return key ? key->der() : std::string();
-    }
-    Result<PublicKey> key = PublicKey::from_pem(pem);
+std::string key_der_of(const std::string& given) {
+    const std::optional<std::string> der = given.rfind("-----", 0) == 0 ? pem_der(given) : std::optional<std::string>(given);
+    if (!der) return {};
+    if (Result<PublicKey> key = PublicKey::of_certificate(*der)) return key->der();
+    Result<PublicKey> key = PublicKey::from_der(*der);
     return key ? key->der() : std::string();
 }
 
