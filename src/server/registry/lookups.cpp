@@ -18,12 +18,20 @@ std::vector<const Keyring*> keyrings(const KubeletKeyring& file, const Credentia
     return out;
 }
 
-// What a hosts directory is read from: the directory, and the CA files its hosts.toml name.
-std::vector<std::string> hosts_paths(const std::string& dir, const HostsDirectory* read) {
-    std::vector<std::string> out{dir};
-    if (read != nullptr) out.insert(out.end(), read->ca_files().begin(), read->ca_files().end());
+// What each part's files are now, taken before they are read: a file
+// replaced while it is read is read again on the next look. The hosts part is
+// the directory's; its CA files' are added once it is read (ca_files_print).
+std::array<std::string, kParts> fingerprints(const RegistrySettings& s) {
+    std::array<std::string, kParts> out;
+    out[kCa] = files_fingerprint({s.ca_file});
+    out[kHosts] = files_fingerprint({s.hosts_dir});
+    out[kAuth] = files_fingerprint({s.auth_file});
+    out[kProviders] = files_fingerprint({s.credential_provider_config});
     return out;
 }
+
+// The CA files a hosts directory's hosts.toml name, wherever they are.
+std::string ca_files_print(const HostsDirectory* read) { return read != nullptr ? files_fingerprint(read->ca_files()) : std::string(); }
 
 }  // namespace
 
@@ -118,12 +126,7 @@ RegistryLookups::~RegistryLookups() {
 }
 
 Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySettings settings, OperatorLog log) {
-    // Each fingerprint before its read: a file replaced while it is read is read again on the next look.
-    std::array<std::string, kParts> prints;
-    prints[kCa] = files_fingerprint({settings.ca_file});
-    prints[kAuth] = files_fingerprint({settings.auth_file});
-    prints[kProviders] = files_fingerprint({settings.credential_provider_config});
-    const std::string hosts_dir_print = files_fingerprint({settings.hosts_dir});
+    std::array<std::string, kParts> prints = fingerprints(settings);
     auto transport = read_transport(settings);
     if (!transport) return fail(transport.error());
     auto providers = read_providers(settings);
@@ -132,7 +135,7 @@ Result<std::unique_ptr<RegistryLookups>> RegistryLookups::create(RegistrySetting
     if (!auth) return fail(auth.error());
     auto hosts = read_hosts(settings);
     if (!hosts) return fail(hosts.error());
-    prints[kHosts] = hosts_dir_print + files_fingerprint(hosts_paths({}, hosts->get()));
+    prints[kHosts] += ca_files_print(hosts->get());
     auto parts = std::make_shared<const Parts>(settings, std::move(*transport), std::move(*providers), std::move(*auth), std::move(*hosts), std::move(prints));
     return std::unique_ptr<RegistryLookups>(new RegistryLookups(std::move(settings), std::move(parts), std::move(log)));
 }
@@ -163,12 +166,9 @@ std::vector<std::string> RegistryLookups::hosts_notes() const {
 RegistryReload RegistryLookups::reload() {
     std::lock_guard one_at_a_time(reload_mutex_);
     const std::shared_ptr<const Parts> old = current();
-    std::array<std::string, kParts> now;
-    now[kCa] = files_fingerprint({settings_.ca_file});
-    now[kAuth] = files_fingerprint({settings_.auth_file});
-    now[kProviders] = files_fingerprint({settings_.credential_provider_config});
-    const std::string hosts_dir_print = files_fingerprint({settings_.hosts_dir});
-    now[kHosts] = hosts_dir_print + files_fingerprint(hosts_paths({}, old->dir_hosts.get()));
+    std::array<std::string, kParts> now = fingerprints(settings_);
+    const std::string hosts_dir_print = now[kHosts];
+    now[kHosts] += ca_files_print(old->dir_hosts.get());
     std::array<bool, kParts> changed{};
     bool any = false;
     for (std::size_t p = 0; p < kParts; ++p) {
@@ -193,7 +193,7 @@ RegistryReload RegistryLookups::reload() {
     if (changed[kHosts]) {
         if (auto r = read_hosts(settings_)) {
             hosts = std::move(*r);
-            now[kHosts] = hosts_dir_print + files_fingerprint(hosts_paths({}, hosts.get()));
+            now[kHosts] = hosts_dir_print + ca_files_print(hosts.get());
             read(kHosts);
             if (hosts) {
                 out.unverified = hosts->unverified();
@@ -213,24 +213,20 @@ RegistryReload RegistryLookups::reload() {
             failed(kCa, r.error());
         }
     }
+    // A part that changed, read anew; one that does not read keeps the last good.
+    const auto refresh = [&](std::size_t p, auto reader, auto& part) {
+        if (!changed[p]) return;
+        if (auto r = reader(settings_)) {
+            part = std::move(*r);
+            read(p);
+        } else {
+            failed(p, r.error());
+        }
+    };
     std::shared_ptr<const KubeletKeyring> auth = old->auth;
-    if (changed[kAuth]) {
-        if (auto r = read_auth(settings_)) {
-            auth = std::move(*r);
-            read(kAuth);
-        } else {
-            failed(kAuth, r.error());
-        }
-    }
+    refresh(kAuth, read_auth, auth);
     std::shared_ptr<CredentialProviders> providers = old->providers;
-    if (changed[kProviders]) {
-        if (auto r = read_providers(settings_)) {
-            providers = std::move(*r);
-            read(kProviders);
-        } else {
-            failed(kProviders, r.error());
-        }
-    }
+    refresh(kProviders, read_providers, providers);
     if (out.changed.empty()) return out;  // nothing new could be read: the last good parts stay
     auto parts = std::make_shared<const Parts>(settings_, std::move(transport), std::move(providers), std::move(auth), std::move(hosts), std::move(prints));
     {
