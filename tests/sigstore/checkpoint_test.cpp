@@ -2,25 +2,18 @@
 // checkpoints of real Rekor v1 and v2 entries (sigstore-conformance's cases).
 #include "../../src/sigstore/checkpoint.hpp"
 
+#include "repository_file.hpp"
+
 #include "model_image_webhook/sigstore/bundle.hpp"
 #include "model_image_webhook/sigstore/trusted_root.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 
 using namespace miw;
 using namespace miw::sigstore;
 
 namespace {
-
-std::string file(const std::string& path) {
-    std::ifstream in(std::string(MIW_SOURCE_DIR) + "/" + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 struct Logged {
     Checkpoint checkpoint;
@@ -28,12 +21,10 @@ struct Logged {
     std::string log_id;
 };
 
-const std::string kCases = "tests/fixtures/sigstore-conformance/test/assets/bundle-verify/";
-
 Logged logged(const std::string& case_name, const std::string& root_path) {
-    Result<Bundle> bundle = read_bundle(file(kCases + case_name + "/bundle.sigstore.json"));
+    Result<Bundle> bundle = read_bundle(test::repository_file(test::kConformanceCases + case_name + "/bundle.sigstore.json"));
     REQUIRE(bundle);
-    Result<TrustedRoot> root = read_trusted_root(file(root_path));
+    Result<TrustedRoot> root = read_trusted_root(test::repository_file(root_path));
     REQUIRE(root);
     const TlogEntry& entry = bundle->tlog_entries.at(0);
     Result<Checkpoint> checkpoint = read_checkpoint(entry.inclusion_proof->checkpoint);
@@ -90,7 +81,7 @@ TEST_CASE("a log's signature is found among the checkpoint's, by its key hash, a
         CHECK_FALSE(checkpoint_signed_by(v1.checkpoint, v1.key, v1.log_id));
     }
     SECTION("Rekor v2, Ed25519: the C2SP key hash, a witness's cosignature passed over") {
-        Logged v2 = logged("rekor2-checkpoint-origin-not-first", kCases + "rekor2-checkpoint-origin-not-first/trusted_root.json");
+        Logged v2 = logged("rekor2-checkpoint-origin-not-first", test::kConformanceCases + "rekor2-checkpoint-origin-not-first/trusted_root.json");
         CHECK(v2.checkpoint.signatures.size() == 2);
         CHECK(checkpoint_signed_by(v2.checkpoint, v2.key, v2.log_id));
         v2.checkpoint.origin += "x";  // another name: another key hash

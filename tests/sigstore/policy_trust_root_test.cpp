@@ -5,44 +5,33 @@
 
 #include "../../src/sigstore/crypto.hpp"
 #include "../../src/sigstore/verify.hpp"
+#include "repository_file.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 
 using namespace miw;
 using namespace miw::sigstore;
 
-namespace {
-
-std::string file(const std::string& path) {
-    std::ifstream in(std::string(MIW_SOURCE_DIR) + "/" + path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-}  // namespace
 
 TEST_CASE("a TrustRoot's keys and chains verify what the trusted root they came from verifies", "[sigstore_policy_trust_root]") {
-    Result<SignaturePolicy> policy = read_signature_policy(file("tests/fixtures/signature-policy/trustroot-staging.yaml"));
+    const std::string& cases = test::kConformanceCases;
+    Result<SignaturePolicy> policy = read_signature_policy(test::repository_file("tests/fixtures/signature-policy/trustroot-staging.yaml"));
     REQUIRE(policy);
     Result<TrustedRoot> root = trusted_root_of(policy->trust_roots.at("staging"));
     REQUIRE(root);
     CHECK(root->tlogs.size() == 2);
     // Derived, as none is given: as the staging trusted root names them (Rekor v2's by its C2SP key hash).
-    Result<TrustedRoot> original = read_trusted_root(file("tests/fixtures/sigstore-conformance/test/assets/bundle-verify/rekor2-happy-path/trusted_root.json"));
+    Result<TrustedRoot> original = read_trusted_root(test::repository_file(cases + "rekor2-happy-path/trusted_root.json"));
     REQUIRE(original);
     for (std::size_t i = 0; i < root->tlogs.size(); ++i) CHECK(hex(root->tlogs[i].log_id) == hex(original->tlogs[i].log_id));
     CHECK(root->certificate_authorities.at(0).chain.size() >= 2);
 
-    const std::string cases = "tests/fixtures/sigstore-conformance/test/assets/bundle-verify/";
-    Result<Bundle> bundle = read_bundle(file(cases + "rekor2-happy-path/bundle.sigstore.json"));
+    Result<Bundle> bundle = read_bundle(test::repository_file(cases + "rekor2-happy-path/bundle.sigstore.json"));
     REQUIRE(bundle);
     Artifact artifact;
     artifact.has_bytes = true;
-    artifact.bytes = file(cases + "a.txt");
+    artifact.bytes = test::repository_file(cases + "a.txt");
     artifact.sha256 = sha256(artifact.bytes);
     SignerPolicy signer;
     signer.identity =

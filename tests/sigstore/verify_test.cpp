@@ -4,49 +4,35 @@
 #include "../../src/sigstore/verify.hpp"
 
 #include "../../src/sigstore/crypto.hpp"
+#include "repository_file.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-#include <sys/stat.h>
 
 using namespace miw;
 using namespace miw::sigstore;
 
 namespace {
 
-const std::string kCases = std::string(MIW_SOURCE_DIR) + "/tests/fixtures/sigstore-conformance/test/assets/bundle-verify/";
 const std::string kIdentity =
     "https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/.github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main";
 const std::string kIssuer = "https://token.actions.githubusercontent.com";
 constexpr std::int64_t kNow = 1796428800;  // 2026-12-05
 
-bool exists(const std::string& path) {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0;
-}
-
-std::string file(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 Result<Verified> verify_case(const std::string& name, SignerPolicy signer = {}) {
-    const std::string dir = kCases + name + "/";
-    Result<Bundle> bundle = read_bundle(file(dir + "bundle.sigstore.json"));
+    const std::string dir = test::kConformanceCases + name + "/";
+    Result<Bundle> bundle = read_bundle(test::repository_file(dir + "bundle.sigstore.json"));
     if (!bundle) return fail(bundle.error());
-    Result<TrustedRoot> root = read_trusted_root(file(exists(dir + "trusted_root.json") ? dir + "trusted_root.json" : std::string(MIW_SOURCE_DIR) + "/sigstore/trusted_root.public-good.json"));
+    Result<TrustedRoot> root = read_trusted_root(
+        test::repository_file(test::repository_has(dir + "trusted_root.json") ? dir + "trusted_root.json" : "sigstore/trusted_root.public-good.json"));
     if (!root) return fail(root.error());
     Artifact artifact;
     artifact.has_bytes = true;
-    artifact.bytes = file(exists(dir + "artifact") ? dir + "artifact" : kCases + "a.txt");
+    artifact.bytes = test::repository_file(test::repository_has(dir + "artifact") ? dir + "artifact" : test::kConformanceCases + "a.txt");
     artifact.sha256 = sha256(artifact.bytes);
     if (signer.key_pem.empty() && signer.identity.empty()) {
-        if (exists(dir + "key.pub")) {
-            signer.key_pem = file(dir + "key.pub");
+        if (test::repository_has(dir + "key.pub")) {
+            signer.key_pem = test::repository_file(dir + "key.pub");
         } else {
             signer.identity = kIdentity;
             signer.issuer = kIssuer;
