@@ -6,7 +6,7 @@
 FROM debian:12 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends g++ cmake ninja-build binutils rapidjson-dev libyaml-dev pkg-config \
-      libcxxopts-dev libboost-dev libssl-dev libcurl4-openssl-dev libtomlplusplus-dev ca-certificates \
+      libcxxopts-dev libboost-dev libssl-dev libcurl4-openssl-dev libtomlplusplus-dev libre2-dev ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./

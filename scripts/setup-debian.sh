@@ -9,6 +9,7 @@ packages=(
   libyaml-dev pkg-config    # YAML manifests and Node files (libyaml, as kubectl reads YAML)
   libtomlplusplus-dev       # containerd's hosts.toml (--registry-hosts-dir)
   libcxxopts-dev            # command line
+  libre2-dev                # signature policies' identity patterns (RE2, as policy-controller's Go regexp)
   catch2                    # unit tests
   python3 python3-jsonpatch python3-jsonschema python3-yaml   # patch conformance, server and test-mode tests
   curl                      # the README's example request

@@ -6,7 +6,9 @@
 #include "model_image_webhook/kube_version.hpp"
 #include "model_image_webhook/pod_spec.hpp"
 #include "model_image_webhook/registry/source.hpp"
+#include "model_image_webhook/signature_policy.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -143,6 +145,9 @@ struct PolicyConfig {
     bool prefer_nodes_with_image = true;
     // --registry-check: whether pinned digests are looked up in their registry (design.md 1.6).
     RegistryCheck registry_check = RegistryCheck::off;
+    // --signature-policy: the ClusterImagePolicies the model image must pass
+    // (design.md 1.11); null: signatures are not checked.
+    std::shared_ptr<const SignaturePolicy> signature_policy;
 
     // Sets a runtime's floor, replacing any it had.
     void set_runtime_floor(RuntimeFloor floor);

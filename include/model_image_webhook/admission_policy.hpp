@@ -5,6 +5,7 @@
 #include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/decision.hpp"
 #include "model_image_webhook/node_source.hpp"
+#include "model_image_webhook/signature_check.hpp"
 
 namespace miw {
 
@@ -14,6 +15,6 @@ namespace miw {
 // nodes may be null: the node check then finds no Node.
 // artifacts may be null: a workload's gpustack.ai/model-artifact then cannot be resolved.
 Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts = nullptr,
-                const RegistrySource* registry = nullptr);
+                const RegistrySource* registry = nullptr, const SignatureSource* signatures = nullptr);
 
 }  // namespace miw

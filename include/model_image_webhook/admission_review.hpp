@@ -7,6 +7,7 @@
 #include "model_image_webhook/artifact_source.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/result.hpp"
+#include "model_image_webhook/signature_check.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -50,6 +51,7 @@ struct ReviewContext {
     const NodeSource* nodes = nullptr;  // for the node check; null: no Node is known
     const ArtifactSource* artifacts = nullptr;  // for gpustack.ai/model-artifact; null: none is known
     const RegistrySource* registry = nullptr;  // for --registry-check; null: no digest is looked up
+    const SignatureSource* signatures = nullptr;  // for --signature-policy; null: no signature is checked
     JsonReader json_reader = JsonReader::compact_first;
     Enforcement enforcement = Enforcement::deny;  // what a policy denial becomes
     ReviewMemory* memory = nullptr;  // null: no budget (the offline commands)

@@ -3,6 +3,7 @@
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/decision.hpp"
+#include "model_image_webhook/signature_check.hpp"
 
 namespace miw {
 
@@ -22,7 +23,8 @@ inline constexpr Rule kApiserverFloor{"apiserver-floor", "spec.source.image, or 
                                       "an image delivery while the apiserver is older than 1.35, or its version is unknown or unreadable"};
 
 // req.model_artifact must be set.
-Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry = nullptr);
+Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry = nullptr,
+                              const SignatureSource* signatures = nullptr);
 
 // req.model_artifact_status must be set. The spec rules do not run on a
 // status write: the status is judged alone.

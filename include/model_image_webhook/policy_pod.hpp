@@ -8,6 +8,7 @@
 #include "model_image_webhook/decision.hpp"
 #include "model_image_webhook/node_source.hpp"
 #include "model_image_webhook/pod_spec.hpp"
+#include "model_image_webhook/signature_check.hpp"
 
 namespace miw {
 
@@ -21,6 +22,7 @@ inline constexpr Rule kTwoWeightSources{"two-weight-sources", "volumeMounts", "4
 // which may be null) that hold its image.
 // artifacts resolves gpustack.ai/model-artifact (artifact_reference.hpp); may be null.
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& workload, const PolicyConfig& config, const NodeSource* nodes = nullptr,
-                               const ArtifactSource* artifacts = nullptr, const RegistrySource* registry = nullptr);
+                               const ArtifactSource* artifacts = nullptr, const RegistrySource* registry = nullptr,
+                               const SignatureSource* signatures = nullptr);
 
 }  // namespace miw

@@ -1,6 +1,7 @@
 #include "policy_options.hpp"
 
 #include "registry_options.hpp"
+#include "signature_options.hpp"
 
 #include "model_image_webhook/text.hpp"
 
@@ -23,6 +24,7 @@ void add_policy_options(cxxopts::Options& options, const std::string& default_ku
                         "audit annotations and metrics)",
          cxxopts::value<std::string>()->default_value("deny"));
     add_registry_options(options);
+    add_signature_options(options);
 }
 
 Result<Enforcement> enforcement_from_options(const cxxopts::ParseResult& parsed) {

@@ -105,10 +105,10 @@ Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::P
     return settings;
 }
 
-Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const cxxopts::ParseResult& parsed) {
+Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const cxxopts::ParseResult& parsed, bool for_signatures) {
     const auto mode = registry_check_from_options(parsed);
     if (!mode) return fail(mode.error());
-    if (*mode == RegistryCheck::off) return std::unique_ptr<server::RegistryLookups>();
+    if (*mode == RegistryCheck::off && !for_signatures) return std::unique_ptr<server::RegistryLookups>();
     const auto settings = registry_settings_from_options(parsed);
     if (!settings) return fail(settings.error());
     // What only the operator reads goes where the run's output does not: a CI log shows it, a report stays as it was.

@@ -19,7 +19,8 @@ Result<RegistryCheck> registry_check_from_options(const cxxopts::ParseResult& pa
 // How registries are reached: reads the --registry-auth file.
 Result<server::RegistrySettings> registry_settings_from_options(const cxxopts::ParseResult& parsed);
 
-// The lookups of an offline command: none when --registry-check is off.
-Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const cxxopts::ParseResult& parsed);
+// The lookups of an offline command: none when --registry-check is off and
+// no signature is to be fetched.
+Result<std::unique_ptr<server::RegistryLookups>> offline_registry_lookups(const cxxopts::ParseResult& parsed, bool for_signatures = false);
 
 }  // namespace miw::cli

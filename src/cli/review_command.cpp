@@ -5,6 +5,7 @@
 #include "node_file.hpp"
 #include "policy_options.hpp"
 #include "registry_options.hpp"
+#include "signature_options.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
 
@@ -62,14 +63,19 @@ int run_review(int argc, char** argv) {
         if (const Status loaded = load_artifact_file(path, artifacts); !loaded) return usage_error(loaded.error());
     }
 
-    const auto registry = offline_registry_lookups(parsed);
+    const auto signing = signature_setup_from_options(parsed);
+    if (!signing) return usage_error(signing.error());
+    const auto registry = offline_registry_lookups(parsed, signing->policy != nullptr);
     if (!registry) return usage_error(registry.error());
+    const OfflineSignatures signatures = offline_signatures(*signing, registry->get());
 
     Result<std::string> input = read_input(inputs.empty() ? "-" : inputs.front());
     if (!input) return usage_error(input.error());
     std::string& body = *input;
 
     ReviewContext context{*endpoint, *policy, &nodes};
+    context.policy.signature_policy = signing->policy;
+    context.signatures = signatures.source.get();
     context.artifacts = &artifacts;
     context.enforcement = *enforcement;
     if (*registry) context.registry = &(*registry)->source();

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "policy_options.hpp"
 #include "registry_options.hpp"
+#include "signature_options.hpp"
 
 #include "../server/kube_api_config.hpp"
 #include "../server/router.hpp"
@@ -90,7 +91,12 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
     const auto enforcement = enforcement_from_options(parsed);
     if (!enforcement) return fail(enforcement.error());
     config.enforcement = *enforcement;
-    if (config.policy.registry_check != RegistryCheck::off) {
+    auto signing = signature_setup_from_options(parsed);
+    if (!signing) return fail(signing.error());
+    config.policy.signature_policy = signing->policy;
+    config.signature_verifier = signing->verifier;
+    // Signatures are fetched as digests are looked up: through the same hosts and credentials.
+    if (config.policy.registry_check != RegistryCheck::off || config.policy.signature_policy != nullptr) {
         auto registry = registry_settings_from_options(parsed);
         if (!registry) return fail(registry.error());
         config.registry = std::move(*registry);
@@ -107,7 +113,7 @@ Result<server::ServeConfig> serve_config_from(const cxxopts::ParseResult& parsed
         config.api = server::in_cluster_config();
     }
     config.pull_secrets = parsed["registry-pull-secrets"].as<bool>();
-    if (config.pull_secrets && config.policy.registry_check != RegistryCheck::off && !config.api) {
+    if (config.pull_secrets && config.registry && !config.api) {
         return fail("--registry-pull-secrets reads Pods' pull secrets from the Kubernetes API, but there is none to ask (not in a cluster, no --kube-api-url); "
                     "give --kube-api-url, or --registry-pull-secrets=false");
     }

@@ -5,6 +5,7 @@
 #include "node_file.hpp"
 #include "policy_options.hpp"
 #include "registry_options.hpp"
+#include "signature_options.hpp"
 #include "shipped_webhooks.hpp"
 #include "test_report.hpp"
 
@@ -178,8 +179,9 @@ std::string_view resource_of(Endpoint endpoint, const GroupVersionKind& kind) {
 class Evaluator {
 public:
     Evaluator(const PolicyConfig& policy, Enforcement enforcement, const NodeSource& nodes, const ArtifactSource& artifacts, const RegistrySource* registry,
+              const SignatureSource* signatures,
               const std::vector<WebhookEntry>& webhooks, const std::map<std::string, std::map<std::string, std::string>>& namespace_labels)
-        : policy_(policy), enforcement_(enforcement), nodes_(nodes), artifacts_(artifacts), registry_(registry), webhooks_(webhooks),
+        : policy_(policy), enforcement_(enforcement), nodes_(nodes), artifacts_(artifacts), registry_(registry), signatures_(signatures), webhooks_(webhooks),
           namespace_labels_(namespace_labels) {}
 
     // Runs one object through the endpoints the webhook configurations would
@@ -234,6 +236,7 @@ public:
             ReviewContext context{endpoint, policy_, &nodes_};
             context.artifacts = &artifacts_;
             context.registry = registry_;
+            context.signatures = signatures_;
             context.enforcement = mode;
             const ReviewResult result = review(body, context);
             // The findings of a softened denial are reported as the finding
@@ -286,6 +289,7 @@ private:
     const NodeSource& nodes_;
     const ArtifactSource& artifacts_;
     const RegistrySource* registry_;  // null: --registry-check off
+    const SignatureSource* signatures_;  // null: no --signature-policy
     const std::vector<WebhookEntry>& webhooks_;
     const std::map<std::string, std::map<std::string, std::string>>& namespace_labels_;
     std::size_t count_ = 0;
@@ -324,8 +328,11 @@ int run_test(int argc, char** argv) {
     const std::string kube = parsed["kube-version"].as<std::string>();
     report.kube_version_assumed = kube.empty();
     report.kube_version = kube.empty() ? kDefaultOfflineKubeVersion : kube;
-    const auto policy_config = policy_from_options(parsed, report.kube_version);
+    auto policy_config = policy_from_options(parsed, report.kube_version);
     if (!policy_config) return usage_error(policy_config.error());
+    const auto signing = signature_setup_from_options(parsed);
+    if (!signing) return usage_error(signing.error());
+    policy_config->signature_policy = signing->policy;
     const PolicyConfig& policy = *policy_config;
     const auto enforcement = enforcement_from_options(parsed);
     if (!enforcement) return usage_error(enforcement.error());
@@ -372,9 +379,10 @@ int run_test(int argc, char** argv) {
     for (const auto& loaded : objects) {
         if (loaded.object.group.empty() && loaded.object.kind == "Namespace") namespace_labels[loaded.object.name] = loaded.object.labels;
     }
-    const auto registry = offline_registry_lookups(parsed);
+    const auto registry = offline_registry_lookups(parsed, signing->policy != nullptr);
     if (!registry) return usage_error(registry.error());
-    Evaluator evaluator(policy, *enforcement, nodes, artifacts, *registry ? &(*registry)->source() : nullptr, webhooks, namespace_labels);
+    const OfflineSignatures signatures = offline_signatures(*signing, registry->get());
+    Evaluator evaluator(policy, *enforcement, nodes, artifacts, *registry ? &(*registry)->source() : nullptr, signatures.source.get(), webhooks, namespace_labels);
     for (auto& loaded : objects) {
         ObjectResult r;
         r.file = loaded.file;

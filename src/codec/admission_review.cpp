@@ -159,7 +159,7 @@ ReviewResult answer(std::string& body, const ReviewContext& context, std::string
         summarize(req, r);
         return r;
     }
-    Decision decision = enforce(decide(req, context.policy, context.nodes, context.artifacts, context.registry), context.enforcement);
+    Decision decision = enforce(decide(req, context.policy, context.nodes, context.artifacts, context.registry, context.signatures), context.enforcement);
     ReviewResult r;
     summarize(req, r);
     r.outcome = decision.softened ? ReviewOutcome::would_deny : decision.allowed ? ReviewOutcome::allowed : ReviewOutcome::denied;

@@ -6,10 +6,10 @@
 
 namespace miw {
 
-Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts, const RegistrySource* registry) {
+Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const NodeSource* nodes, const ArtifactSource* artifacts, const RegistrySource* registry, const SignatureSource* signatures) {
     switch (req.rules) {
         case RuleSet::model_artifact:
-            if (req.model_artifact) return judge_model_artifact(req, config, registry);
+            if (req.model_artifact) return judge_model_artifact(req, config, registry, signatures);
             break;
         case RuleSet::model_artifact_status:
             if (req.model_artifact_status) return judge_model_artifact_status(req, config);
@@ -18,7 +18,7 @@ Decision decide(const AdmissionRequest& req, const PolicyConfig& config, const N
             if (req.workload) return judge_pinned_pod(req, *req.workload, nodes, config, registry);
             break;
         case RuleSet::delivery:
-            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts, registry);
+            if (req.workload) return render_model_delivery(req, *req.workload, config, nodes, artifacts, registry, signatures);
             break;
         case RuleSet::none:
             break;

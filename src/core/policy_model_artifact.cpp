@@ -137,7 +137,7 @@ std::string apiserver_floor_problem(const ApiserverVersion& apiserver) {
            kAlternatives;
 }
 
-Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry) {
+Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& config, const RegistrySource* registry, const SignatureSource* signatures) {
     const ModelArtifactView& view = *req.model_artifact;
     // A CREATE or an UPDATE, routed here by applies().
     switch (req.operation) {
@@ -186,6 +186,11 @@ Decision judge_model_artifact(const AdmissionRequest& req, const PolicyConfig& c
         return invalid(req.kind.group, req.kind.kind, req.name, {field_invalid(kReferenceField, view.reference_value, *registry_verdict.refusal, *registry_verdict.rule)});
     }
     for (std::string& w : registry_verdict.warnings) warnings.push_back(std::move(w));
+    SignatureVerdict signed_by = check_signatures(kReferenceField, view.reference_value, config.signature_policy.get(), signatures, &who);
+    if (signed_by.refusal) {
+        return invalid(req.kind.group, req.kind.kind, req.name, {field_invalid(kReferenceField, view.reference_value, *signed_by.refusal, kSignatureUnverified)});
+    }
+    for (std::string& w : signed_by.warnings) warnings.push_back(std::move(w));
     return allow(std::move(warnings));
 }
 

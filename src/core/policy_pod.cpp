@@ -364,7 +364,7 @@ std::string annotation_field(std::string_view key) { return "metadata.annotation
 }  // namespace
 
 Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& named, const PolicyConfig& config, const NodeSource* nodes,
-                               const ArtifactSource* artifacts, const RegistrySource* registry) {
+                               const ArtifactSource* artifacts, const RegistrySource* registry, const SignatureSource* signatures) {
     // Which operations and kinds get here is applies()'s to say (rule_scope.hpp).
     if (named.opt_in_label != kOptInValue) return allow();
     // A workload that names a ModelArtifact is rendered as if it named the
@@ -393,9 +393,10 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
     for (auto& warning : check.warnings) warnings.push_back(warning.prefix(annotation_field(kModelImageAnnotation) + ": ").text());
     // An object being deleted is not looked up: an image removed from its
     // registry since must not hold its workload's finalizers, and its deletion.
+    // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
+    const std::string image_field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
     if (config.registry_check != RegistryCheck::off && registry != nullptr && !w.being_deleted) {
-        // Named by an artifact, the image is the artifact's: its lookup is told by the annotation that named it.
-        const std::string field = annotation_field(named.has_model_artifact ? kModelArtifactAnnotation : kModelImageAnnotation);
+        const std::string& field = image_field;
         // Each pod spec's Pods pull with their own credentials; the same ones are asked once.
         std::vector<PullSecretsRef> pullers;
         for (const PodSpecView& spec : w.pod_specs) {
@@ -409,6 +410,17 @@ Decision render_model_delivery(const AdmissionRequest& req, const WorkloadView& 
             for (std::string& warning : registry_verdict.warnings) {
                 if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
             }
+        }
+    }
+    // Who built the weights: a signature is the digest's, whoever pulls it, so
+    // it is fetched with the first pod spec's credentials.
+    if (config.signature_policy != nullptr && signatures != nullptr && !w.being_deleted) {
+        PullSecretsRef who{req.namespace_name, {}, {}};
+        if (!w.pod_specs.empty()) who = PullSecretsRef{req.namespace_name, w.pod_specs.front().image_pull_secrets, w.pod_specs.front().service_account_name};
+        SignatureVerdict signed_by = check_signatures(image_field, w.model_image, config.signature_policy.get(), signatures, &who);
+        if (signed_by.refusal) return forbidden(image_field + ": " + quote_value(w.model_image) + ": " + *signed_by.refusal, kSignatureUnverified);
+        for (std::string& warning : signed_by.warnings) {
+            if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end()) warnings.push_back(std::move(warning));
         }
     }
     const std::vector<std::string_view> names = selected_container_names(w);

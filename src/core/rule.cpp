@@ -6,6 +6,7 @@
 #include "model_image_webhook/policy_node.hpp"
 #include "model_image_webhook/policy_pod.hpp"
 #include "model_image_webhook/registry/check.hpp"
+#include "model_image_webhook/signature_check.hpp"
 
 namespace miw {
 
@@ -13,7 +14,7 @@ namespace {
 
 constexpr const Rule* kRegistry[] = {
     &kSourceExactlyOne, &kPatternsForbidden, &kReferenceRequired, &kReferenceTooLong, &kReferencePattern, &kReferenceInvalid,
-    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kRegistryManifestUnknown, &kRegistryDigestMismatch, &kRegistryNotAnImage, &kNodeFloor,
+    &kDigestRequired,   &kDigestInvalid,     &kApiserverFloor,    &kSpecImmutable,    &kExpectedDigestForbidden, &kImageStatusShape, &kStatusWriter,    &kTwoWeightSources, &kArtifactNotFound, &kArtifactNotImage, &kArtifactImageConflict, &kArtifactUnavailable, &kRegistryManifestUnknown, &kRegistryDigestMismatch, &kRegistryNotAnImage, &kSignatureUnverified, &kNodeFloor,
     &kNodeNotFound,     &kNodeUnavailable,   &kMalformedRequest,  &kInternalError,
 };
 

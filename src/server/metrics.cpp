@@ -268,6 +268,13 @@ std::string Metrics::render() const {
         const std::uint64_t n = registry_lookups_[r].load(std::memory_order_relaxed);
         if (n != 0) out += "miw_registry_lookups_total{result=" + label(registry_result_label(r)) + "} " + std::to_string(n) + "\n";
     }
+    header(out, "miw_signature_verifications_total", "counter",
+           "Signature verdicts of --signature-policy given to reviews, one a matching policy, by result: verified, unsigned, mismatch (no authority "
+           "verified a signature found), unavailable (the signatures could not be fetched).");
+    for (const SignatureStatus s : {SignatureStatus::verified, SignatureStatus::unsigned_image, SignatureStatus::mismatch, SignatureStatus::unavailable}) {
+        out += "miw_signature_verifications_total{result=" + label(to_string(s)) + "} " +
+               std::to_string(signature_verifications_[static_cast<std::size_t>(s)].load(std::memory_order_relaxed)) + "\n";
+    }
     single(out, "miw_registry_cache_hits_total", "counter", "Registry answers the cache gave without a look.",
            static_cast<long long>(registry_cache_hits_.load()));
     header(out, "miw_registry_lookup_duration_seconds", "histogram", "Time a review waited for a registry look (its own, or one under way for the same digest).");

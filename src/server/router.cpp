@@ -97,6 +97,45 @@ private:
     Metrics& metrics_;
 };
 
+// The signature source of one request (--signature-policy), as the registry
+// source: planned, the kept verdicts told before the review; else the checks,
+// fetching to the request's deadline with the credentials the Pod pulls with.
+class RequestSignatures : public SignatureSource {
+public:
+    RequestSignatures(const SignatureChecks& checks, const PullSecrets* pull_secrets, std::chrono::steady_clock::time_point deadline, const RegistryPlan* planned,
+                      Metrics& metrics)
+        : checks_(checks), pull_secrets_(pull_secrets), deadline_(deadline), planned_(planned), metrics_(metrics) {}
+
+    SignatureOutcome verify(std::string_view reference, std::size_t policy, const PullSecretsRef* who) const override {
+        SignatureOutcome out = answer(reference, policy, who);
+        metrics_.signature_verification(out.status);
+        return out;
+    }
+
+private:
+    SignatureOutcome answer(std::string_view reference, std::size_t policy, const PullSecretsRef* who) const {
+        if (planned_ != nullptr) {
+            for (const RegistryPlan::KnownSignature& known : planned_->signatures) {
+                if (known.reference == reference && known.policy == policy) return known.outcome;
+            }
+            if (std::optional<SignatureOutcome> kept = checks_.cached(reference, policy)) return std::move(*kept);
+            return {SignatureStatus::unavailable, "busy: the reference was not foreseen before the review, which could not wait for its signatures"};
+        }
+        PullCredentials credentials;
+        if (pull_secrets_ != nullptr && who != nullptr) {
+            const auto start = std::chrono::steady_clock::now();
+            credentials = pull_secrets_->assemble(*who, start + (deadline_ - start) / 2).credentials;
+        }
+        return checks_.check(reference, policy, credentials, deadline_).outcome;
+    }
+
+    const SignatureChecks& checks_;
+    const PullSecrets* pull_secrets_;
+    std::chrono::steady_clock::time_point deadline_;
+    const RegistryPlan* planned_;
+    Metrics& metrics_;
+};
+
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
 
 
@@ -153,12 +192,17 @@ HttpAnswer admit(ServerState& state, const AdmissionPath& at, std::string_view t
         nodes.emplace(*state.nodes, received + budget, state.metrics);
         context.nodes = &*nodes;
     }
+    auto registry_budget = state.registry_timeout;
+    if (timeout) registry_budget = std::min(registry_budget, *timeout * 9 / 10);
     std::optional<RequestRegistry> registry;
     if (state.registry != nullptr && policy->registry_check != RegistryCheck::off) {
-        auto registry_budget = state.registry_timeout;
-        if (timeout) registry_budget = std::min(registry_budget, *timeout * 9 / 10);
         registry.emplace(*state.registry, state.pull_secrets, received + registry_budget, planned, state.metrics);
         context.registry = &*registry;
+    }
+    std::optional<RequestSignatures> signatures;
+    if (state.signatures != nullptr && policy->signature_policy != nullptr) {
+        signatures.emplace(*state.signatures, state.pull_secrets, received + registry_budget, planned, state.metrics);
+        context.signatures = &*signatures;
     }
     ReviewResult result = review(body, context);
     // From the complete body: time queued for the Node-lookup pool counts too.
@@ -249,7 +293,10 @@ HttpAnswer route(ServerState& state, Port port, std::string_view method, std::st
 
 RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::string_view target, std::string_view body) {
     RegistryPlan plan;
-    if (state.registry == nullptr || port != Port::admission || state.policy.get()->registry_check == RegistryCheck::off) return plan;
+    const auto policy = state.policy.get();
+    const bool registry_on = state.registry != nullptr && policy->registry_check != RegistryCheck::off;
+    const SignaturePolicy* signature_policy = state.signatures != nullptr ? policy->signature_policy.get() : nullptr;
+    if (port != Port::admission || (!registry_on && signature_policy == nullptr)) return plan;
     if (find_admission_path(path_of(origin_form(target))) == nullptr) return plan;
     thread_local std::vector<std::string> artifact_images;  // kept: no allocation once warm
     const BodyReferences found = references_in_body(body, state.artifacts, artifact_images);
@@ -262,15 +309,25 @@ RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::str
         plan.needs_look = true;
         return plan;
     }
-    plan.known.reserve(found.references.size());
+    const auto must_wait = [&plan] {
+        plan.needs_look = true;
+        plan.known.clear();
+        plan.signatures.clear();
+        return plan;
+    };
+    if (registry_on) plan.known.reserve(found.references.size());
     for (std::string_view reference : found.references) {
-        std::optional<RegistryLookup> known = state.registry->cached(reference);
-        if (!known) {
-            plan.needs_look = true;
-            plan.known.clear();
-            return plan;
+        if (registry_on) {
+            std::optional<RegistryLookup> known = state.registry->cached(reference);
+            if (!known) return must_wait();
+            plan.known.emplace_back(std::string(reference), std::move(*known));
         }
-        plan.known.emplace_back(std::string(reference), std::move(*known));
+        if (signature_policy == nullptr) continue;
+        for (const std::size_t index : matching_policies(*signature_policy, reference)) {
+            std::optional<SignatureOutcome> kept = state.signatures->cached(reference, index);
+            if (!kept) return must_wait();
+            plan.signatures.push_back({std::string(reference), index, std::move(*kept)});
+        }
     }
     return plan;
 }

@@ -30,6 +30,12 @@ enum class Port { admission, metrics_only };
 struct RegistryPlan {
     bool needs_look = false;
     std::vector<std::pair<std::string, RegistryLookup>> known;  // by reference as the body writes it
+    struct KnownSignature {
+        std::string reference;  // as the body writes it
+        std::size_t policy = 0;
+        SignatureOutcome outcome;
+    };
+    std::vector<KnownSignature> signatures;  // --signature-policy: each matching policy's kept verdict
 };
 RegistryPlan plan_registry_lookups(const ServerState& state, Port port, std::string_view target, std::string_view body);
 

@@ -39,7 +39,8 @@ struct ServeConfig {
     bool watch_nodes = true;  // list and watch Nodes (placement, and the node check without a GET per Pod)
     bool watch_artifacts = true;  // list and watch ModelArtifacts (gpustack.ai/model-artifact)
     std::chrono::milliseconds node_lookup_timeout{2000};
-    std::optional<RegistrySettings> registry;  // when --registry-check is on
+    std::optional<RegistrySettings> registry;  // when --registry-check is on, or --signature-policy given
+    std::shared_ptr<const sigstore::ImagePolicyVerifier> signature_verifier;  // with --signature-policy
     bool pull_secrets = true;  // --registry-pull-secrets: lookups with the pull secrets read from the API, where there is one
 };
 

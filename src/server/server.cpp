@@ -131,6 +131,10 @@ public:
             registry_ = std::move(*lookups);
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();
+            if (config_.signature_verifier) {
+                signatures_ = registry_->signature_checks(config_.signature_verifier);
+                state_.signatures = signatures_.get();
+            }
             log_registry_hosts(registry_->hosts_unverified(), registry_->hosts_notes());
             registry_->start_reloading([metrics = &state_.metrics](const RegistryReload& r) {
                 std::string changed;
@@ -339,7 +343,8 @@ private:
     ArtifactCache artifact_cache_{"the ModelArtifacts the server watches (one created a moment ago may not have reached it yet: retry)"};
     std::optional<ArtifactWatch> artifact_watch_;
     ServerContext context_;
-    std::unique_ptr<RegistryLookups> registry_;  // --registry-check on
+    std::unique_ptr<RegistryLookups> registry_;  // --registry-check on, or --signature-policy
+    std::unique_ptr<SignatureChecks> signatures_;  // --signature-policy
     std::optional<PullSecrets> pull_secrets_;  // --registry-pull-secrets, with an API to read them from
     std::optional<net::thread_pool> blocking_;
     CpuBudget cpu_budget_;

@@ -4,6 +4,7 @@
 
 #include "metrics.hpp"
 #include "registry/pull_secrets.hpp"
+#include "registry/signature_checks.hpp"
 
 #include "model_image_webhook/admission.hpp"
 #include "model_image_webhook/admission_review.hpp"
@@ -56,6 +57,7 @@ struct ServerState {
     std::chrono::milliseconds node_lookup_timeout{2000};
     const RegistryCache* registry = nullptr;  // null: --registry-check off
     std::chrono::milliseconds registry_timeout{3000};
+    const SignatureChecks* signatures = nullptr;  // null: --signature-policy not given
     const PullSecrets* pull_secrets = nullptr;  // null: lookups with the node's credentials alone (--registry-pull-secrets=false, no API)
     Enforcement enforcement = Enforcement::deny;  // of /validate and /mutate
     ReviewMemory* review_memory = nullptr;  // what reviews take the memory for their JSON from; null: no budget

@@ -365,7 +365,9 @@ private:
         const bool may_wait = context_.blocking != nullptr && context_.state.nodes != nullptr && port_ == Port::admission &&
                               origin_form(request_.target).rfind("/validate", 0) == 0;
         if (may_wait) return route_off_io_thread();
-        if (context_.state.registry == nullptr || context_.blocking == nullptr || port_ != Port::admission) return post_answer(route_request());
+        if ((context_.state.registry == nullptr && context_.state.signatures == nullptr) || context_.blocking == nullptr || port_ != Port::admission) {
+            return post_answer(route_request());
+        }
         // --registry-check: reviewed here when the cache knows every digest
         // the request may name; else on the pool, where a review may wait.
         // Either way it is reviewed once.

@@ -7,6 +7,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <limits>
+
 namespace miw::sigstore {
 
 struct PublicKey::Key {
@@ -53,6 +55,22 @@ Result<PublicKey> PublicKey::from_der(std::string_view der) {
     }
     if (pkey == nullptr) return fail("not a DER public key");
     return wrap(pkey);
+}
+
+std::vector<std::string> pem_certificates(std::string_view pem) {
+    std::vector<std::string> out;
+    if (pem.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) return out;
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    while (X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+        unsigned char* der = nullptr;
+        const int n = i2d_X509(x, &der);
+        if (n > 0) out.emplace_back(reinterpret_cast<const char*>(der), static_cast<std::size_t>(n));
+        OPENSSL_free(der);
+        X509_free(x);
+    }
+    BIO_free(bio);
+    ERR_clear_error();  // the read past the last certificate
+    return out;
 }
 
 std::optional<std::string> pem_der(std::string_view pem) {

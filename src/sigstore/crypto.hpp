@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace miw::sigstore {
 
@@ -17,6 +18,8 @@ std::string sha256(std::string_view bytes);  // raw, 32 bytes
 std::string hex(std::string_view bytes);
 // The DER of a PEM text's first block (a key or a certificate); nullopt when there is none.
 std::optional<std::string> pem_der(std::string_view pem);
+// Every certificate of a PEM text, DER, in the order written (leaf first).
+std::vector<std::string> pem_certificates(std::string_view pem);
 
 // A public key, from DER (SubjectPublicKeyInfo) or PEM.
 class PublicKey {

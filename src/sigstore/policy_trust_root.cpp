@@ -3,27 +3,12 @@
 #include "checkpoint.hpp"
 #include "crypto.hpp"
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 namespace miw::sigstore {
 
 namespace {
 
-// Every certificate of a PEM chain, DER, in the order written (leaf first).
 Result<std::vector<std::string>> chain_of(const std::string& pem, const std::string& where) {
-    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-    std::vector<std::string> out;
-    while (X509* x = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
-        unsigned char* der = nullptr;
-        const int n = i2d_X509(x, &der);
-        if (n > 0) out.emplace_back(reinterpret_cast<const char*>(der), static_cast<std::size_t>(n));
-        OPENSSL_free(der);
-        X509_free(x);
-    }
-    BIO_free(bio);
-    ERR_clear_error();  // the read past the last certificate
+    std::vector<std::string> out = pem_certificates(pem);
     if (out.empty()) return fail(where + "'s certChain holds no PEM certificate");
     return out;
 }

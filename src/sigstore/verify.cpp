@@ -171,6 +171,7 @@ Result<Verified> verify_bundle(const Bundle& bundle, TrustedRoot root, const Art
     }
 
     // The logs' proofs and the timestamp authorities' stamps, and the times they give.
+    if (!keyless && !signer.require_tlog) return Verified{};
     if (bundle.tlog_entries.empty()) return fail("the bundle has no transparency log entry");
     std::vector<std::int64_t> times;
     const std::string& stamped = bundle.dsse ? bundle.dsse_signatures.front().sig : bundle.signature;
@@ -200,6 +201,13 @@ Result<Verified> verify_bundle(const Bundle& bundle, TrustedRoot root, const Art
     if (Status sct = verify_embedded_sct(bundle.certificates.front(), issuer, root.ctlogs); !sct) return fail(sct.error());
     Result<CertificateIdentity> identity = certificate_identity(bundle.certificates.front());
     if (!identity) return fail(identity.error());
+    if (signer.identity_matches) {
+        if (!signer.identity_matches(identity->sans, identity->issuer)) {
+            return fail("the certificate names " + (identity->sans.empty() ? std::string("no identity") : identity->sans.front()) + " of issuer " + identity->issuer +
+                        ", which no identity of the policy matches");
+        }
+        return out;
+    }
     if (std::find(identity->sans.begin(), identity->sans.end(), signer.identity) == identity->sans.end()) {
         return fail("the certificate names " + (identity->sans.empty() ? std::string("no identity") : identity->sans.front()) + ", not " + signer.identity);
     }

@@ -10,16 +10,27 @@
 #include "model_image_webhook/sigstore/trusted_root.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace miw::sigstore {
 
+// A certificate's identities (its SANs) and OIDC issuer: whether a policy takes them.
+using IdentityMatcher = std::function<bool(const std::vector<std::string>& sans, const std::string& issuer)>;
+
 // Whom the signature must be from: a key (PEM), or the exact certificate
-// identity (SAN) and OIDC issuer of a keyless signature.
+// identity (SAN) and OIDC issuer of a keyless signature, or a matcher of
+// them (a policy's identities, patterns among them).
 struct SignerPolicy {
     std::string key_pem;  // non-empty: a key
     std::string identity;
     std::string issuer;
+    IdentityMatcher identity_matches;  // set: asked instead of identity and issuer
+    // A key's signature needs a transparency log entry (a policy's ctlog);
+    // false: the log entries and timestamps are not read, the key alone
+    // decides (signed with --tlog-upload=false). Keyless always needs one.
+    bool require_tlog = true;
 };
 
 // What was signed: the artifact's bytes, or only its SHA-256.

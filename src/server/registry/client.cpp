@@ -25,11 +25,26 @@ RegistryLookup with_status(RegistryLookupStatus status, RegistryFailure failure,
     return out;
 }
 
+std::string media_type_of(const HttpResponse& a) {
+    std::string type = a.content_type.substr(0, a.content_type.find(';'));
+    while (!type.empty() && type.back() == ' ') type.pop_back();
+    return type;
+}
+
+void tell_facts(const ImageManifest& manifest, ManifestFacts& facts) {
+    facts.media_type = manifest.media_type;
+    facts.artifact_type = manifest.artifact_type;
+    facts.config_media_type = manifest.config_media_type;
+    facts.layer_kinds = manifest.layer_kinds;
+}
+
 // Whether a failure says only that no answer came: a tenant reads these
 // alike, so that the check tells no one which ports listen on which hosts.
 bool is_unreached(RegistryFailure failure) {
     return failure == RegistryFailure::unreachable || failure == RegistryFailure::timeout || failure == RegistryFailure::tls;
 }
+
+}  // namespace
 
 // What an answer that is neither the manifest nor a 404 means. A redirect's
 // target is told without its query: a presigned URL's signature is a secret.
@@ -49,21 +64,6 @@ RegistryLookup not_looked(const HttpResponse& a, const std::string& where, const
     detail += a.status >= 300 && a.status < 400 ? " redirecting to " + redact_url(a.location, 60) + ", which is not followed" : " to GET " + path;
     return with_status(RegistryLookupStatus::unavailable, failure_for_status(a.status), std::move(detail));
 }
-
-std::string media_type_of(const HttpResponse& a) {
-    std::string type = a.content_type.substr(0, a.content_type.find(';'));
-    while (!type.empty() && type.back() == ' ') type.pop_back();
-    return type;
-}
-
-void tell_facts(const ImageManifest& manifest, ManifestFacts& facts) {
-    facts.media_type = manifest.media_type;
-    facts.artifact_type = manifest.artifact_type;
-    facts.config_media_type = manifest.config_media_type;
-    facts.layer_kinds = manifest.layer_kinds;
-}
-
-}  // namespace
 
 std::string digest_of(std::string_view algorithm, std::string_view bytes) {
     const EVP_MD* md = algorithm == "sha256" ? EVP_sha256() : algorithm == "sha512" ? EVP_sha512() : nullptr;

@@ -40,6 +40,12 @@ private:
     RegistryAllowList allow_;
 };
 
+// What an answer that is neither the content asked for nor a 404 means, as
+// a tenant may read it (a refused connection, a timeout and a TLS failure
+// alike; the transport's own words in log_detail). where: the host's
+// authority; path: what was asked.
+RegistryLookup not_looked(const HttpResponse& answer, const std::string& where, const std::string& path);
+
 // "sha256:<hex>" of bytes, for the algorithm the digest names; empty for one not known.
 std::string digest_of(std::string_view algorithm, std::string_view bytes);
 

@@ -46,7 +46,8 @@ struct RegistryLookups::Parts {
           flag_hosts(settings.insecure_hosts),
           keyring(keyrings(*auth, providers.get())),
           authorizer(*transport, keyring, [this](std::string_view authority, std::string_view host) { return insecure(authority, host); }),
-          client(hosts(), authorizer, settings.platform, settings.allow) {}
+          client(hosts(), authorizer, settings.platform, settings.allow),
+          signatures(hosts(), authorizer, *transport, settings.allow) {}
 
     const RegistryHosts& hosts() const { return dir_hosts ? static_cast<const RegistryHosts&>(*dir_hosts) : flag_hosts; }
     bool insecure(std::string_view authority, std::string_view host) const {
@@ -62,6 +63,7 @@ struct RegistryLookups::Parts {
     UnionKeyring keyring;  // --registry-auth, then the plugins, as the kubelet's node keyring
     Authorizer authorizer;
     RegistryClient client;
+    SignatureFetcher signatures;
 };
 
 namespace {
@@ -111,6 +113,7 @@ RegistryCacheSettings RegistryLookups::cache_settings(const RegistrySettings& se
 RegistryLookups::RegistryLookups(RegistrySettings settings, std::shared_ptr<const Parts> parts, OperatorLog log)
     : settings_(std::move(settings)),
       parts_(std::move(parts)),
+      log_(log),
       client_(*this, std::move(log)),
       cache_(client_, cache_settings(settings_)),
       source_(cache_, settings_.timeout),
@@ -151,6 +154,22 @@ RegistryLookup RegistryLookups::CurrentClient::fetch(std::string_view reference,
     RegistryLookup found = parts->client.fetch(reference, who, deadline);
     if (log_ && !found.log_detail.empty()) log_(reference, found.log_detail);
     return found;
+}
+
+SignatureFetch RegistryLookups::fetch_signatures(std::string_view reference, const PullCredentials& who, Deadline deadline) const {
+    const std::shared_ptr<const Parts> parts = current();
+    SignatureFetch fetched = parts->signatures.fetch(reference, who, deadline);
+    if (log_ && !fetched.fetched && !fetched.failure.log_detail.empty()) log_(reference, fetched.failure.log_detail);
+    return fetched;
+}
+
+std::unique_ptr<SignatureChecks> RegistryLookups::signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier) const {
+    SignatureCheckSettings settings;
+    settings.fetch_timeout = settings_.timeout;
+    settings.verified_ttl = settings_.found_ttl;
+    settings.negative_ttl = settings_.negative_ttl;
+    return std::make_unique<SignatureChecks>([this](std::string_view reference, const PullCredentials& who, Deadline deadline) { return fetch_signatures(reference, who, deadline); },
+                                             std::move(verifier), settings);
 }
 
 std::vector<std::string> RegistryLookups::hosts_unverified() const {

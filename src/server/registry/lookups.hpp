@@ -21,6 +21,8 @@
 #include "curl_transport.hpp"
 #include "hosts.hpp"
 #include "hosts_dir.hpp"
+#include "signature_checks.hpp"
+#include "signature_fetcher.hpp"
 
 #include "model_image_webhook/registry/allow_list.hpp"
 #include "model_image_webhook/registry/cache.hpp"
@@ -87,6 +89,11 @@ public:
 
     // The source the rules ask, each look bounded by --registry-timeout.
     const RegistrySource& source() const { return source_; }
+    // A digest's signatures (--signature-policy), fetched with the current parts.
+    SignatureFetch fetch_signatures(std::string_view reference, const PullCredentials& who, Deadline deadline) const;
+    // The checks of --signature-policy over these lookups' fetcher, their
+    // timeout and TTLs.
+    std::unique_ptr<SignatureChecks> signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier) const;
     // The --registry-hosts-dir's notes as read at start (skip_verify hosts, client certificates).
     std::vector<std::string> hosts_unverified() const;
     std::vector<std::string> hosts_notes() const;
@@ -119,6 +126,7 @@ private:
     RegistrySettings settings_;
     mutable std::mutex parts_mutex_;
     std::shared_ptr<const Parts> parts_;
+    OperatorLog log_;
     CurrentClient client_;
     RegistryCache cache_;  // its workers stop before the parts they use go
     CachedRegistrySource source_;
