@@ -28,3 +28,17 @@ $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
 if ! command -v kubectl >/dev/null; then
   $sudo apt-get install -y -qq --no-install-recommends kubernetes-client >/dev/null
 fi
+# sigstore-js signs model images for the signature tests (an independent signer:
+# @sigstore/sign against @sigstore/mock's Fulcio and Rekor). Node from Debian where
+# the machine has none; the packages from npm, pinned. Without them those tests skip.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+sigstore_js=${MIW_SIGSTORE_JS_PREFIX:-/opt/model-image-webhook/sigstore-js}
+if [[ ! -d $sigstore_js/node_modules/@sigstore/mock ]]; then
+  $sudo mkdir -p "$sigstore_js"
+  if ! $sudo npm install --silent --no-audit --no-fund --prefix "$sigstore_js" \
+      @sigstore/sign@4.1.1 @sigstore/mock@0.12.1 @sigstore/bundle@4.0.0 @sigstore/verify@3.1.1 >/dev/null 2>&1; then
+    echo "note: sigstore-js could not be installed from npm: the keyless signature tests will skip" >&2
+  fi
+fi

@@ -92,7 +92,8 @@ std::optional<BundleVersion> version_of(std::string_view media_type) {
 }
 
 void read_tlog_entry(Reader& r, const Value& e, TlogEntry& out) {
-    out.log_index = r.int64(&e, "logIndex", "tlogEntries[].logIndex");
+    // proto3's JSON leaves a zero out: the first entry of a log has no logIndex written, as a proof of it has none.
+    out.log_index = r.int64(&e, "logIndex", "tlogEntries[].logIndex", false);
     if (out.log_index < 0) r.fail_at("tlogEntries[].logIndex", "negative");
     out.log_id = r.bytes(member(&e, "logId"), "keyId", "tlogEntries[].logId.keyId");
     const Value* kv = member(&e, "kindVersion");
@@ -104,7 +105,7 @@ void read_tlog_entry(Reader& r, const Value& e, TlogEntry& out) {
     }
     if (const Value* proof = member(&e, "inclusionProof"); proof != nullptr && !proof->IsNull()) {
         InclusionProof p;
-        p.log_index = r.int64(proof, "logIndex", "tlogEntries[].inclusionProof.logIndex");
+        p.log_index = r.int64(proof, "logIndex", "tlogEntries[].inclusionProof.logIndex", false);
         if (p.log_index < 0) r.fail_at("tlogEntries[].inclusionProof.logIndex", "negative");
         p.root_hash = r.bytes(proof, "rootHash", "tlogEntries[].inclusionProof.rootHash");
         p.tree_size = r.int64(proof, "treeSize", "tlogEntries[].inclusionProof.treeSize");

@@ -275,6 +275,8 @@ std::string Metrics::render() const {
         out += "miw_signature_verifications_total{result=" + label(to_string(s)) + "} " +
                std::to_string(signature_verifications_[static_cast<std::size_t>(s)].load(std::memory_order_relaxed)) + "\n";
     }
+    single(out, "miw_signature_fetches_total", "counter", "Digests whose signatures were fetched from their registry (referrers, referrers tag, .sig).",
+           static_cast<long long>(signature_fetches_.load()));
     single(out, "miw_registry_cache_hits_total", "counter", "Registry answers the cache gave without a look.",
            static_cast<long long>(registry_cache_hits_.load()));
     header(out, "miw_registry_lookup_duration_seconds", "histogram", "Time a review waited for a registry look (its own, or one under way for the same digest).");

@@ -52,6 +52,8 @@ public:
     // the cache had it, and (not from the cache) how long the review waited.
     void registry_lookup(const RegistryLookup& lookup, bool from_cache, double seconds);
     // One policy's signature verdict given to a review (--signature-policy).
+    // One digest's signatures fetched over the network (a burst of reviews of one digest shares one).
+    void signature_fetch() { signature_fetches_.fetch_add(1, std::memory_order_relaxed); }
     void signature_verification(SignatureStatus status) { signature_verifications_[static_cast<std::size_t>(status)].fetch_add(1, std::memory_order_relaxed); }
     // The Node watch: Nodes held and when the cache last heard from the API
     // (a list or an event), relists after the first list, and failures.
@@ -95,6 +97,7 @@ private:
     static constexpr std::array<double, 12> kRegistryBuckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0};
     std::array<std::atomic<std::uint64_t>, kRegistryResults> registry_lookups_{};
     std::array<std::atomic<std::uint64_t>, 4> signature_verifications_{};  // by SignatureStatus
+    std::atomic<std::uint64_t> signature_fetches_{0};
     std::atomic<std::uint64_t> registry_cache_hits_{0};
     HistogramOf<kRegistryBuckets.size()> registry_latency_{};
 

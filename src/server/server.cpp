@@ -132,7 +132,7 @@ public:
             state_.registry = &registry_->cache();
             state_.registry_timeout = registry_->timeout();
             if (config_.signature_verifier) {
-                signatures_ = registry_->signature_checks(config_.signature_verifier);
+                signatures_ = registry_->signature_checks(config_.signature_verifier, [metrics = &state_.metrics] { metrics->signature_fetch(); });
                 state_.signatures = signatures_.get();
             }
             log_registry_hosts(registry_->hosts_unverified(), registry_->hosts_notes());

@@ -163,8 +163,9 @@ SignatureFetch RegistryLookups::fetch_signatures(std::string_view reference, con
     return fetched;
 }
 
-std::unique_ptr<SignatureChecks> RegistryLookups::signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier) const {
+std::unique_ptr<SignatureChecks> RegistryLookups::signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier, std::function<void()> fetched) const {
     SignatureCheckSettings settings;
+    settings.fetched = std::move(fetched);
     settings.fetch_timeout = settings_.timeout;
     settings.verified_ttl = settings_.found_ttl;
     settings.negative_ttl = settings_.negative_ttl;

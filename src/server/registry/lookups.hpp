@@ -93,7 +93,7 @@ public:
     SignatureFetch fetch_signatures(std::string_view reference, const PullCredentials& who, Deadline deadline) const;
     // The checks of --signature-policy over these lookups' fetcher, their
     // timeout and TTLs.
-    std::unique_ptr<SignatureChecks> signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier) const;
+    std::unique_ptr<SignatureChecks> signature_checks(std::shared_ptr<const sigstore::ImagePolicyVerifier> verifier, std::function<void()> fetched = {}) const;
     // The --registry-hosts-dir's notes as read at start (skip_verify hosts, client certificates).
     std::vector<std::string> hosts_unverified() const;
     std::vector<std::string> hosts_notes() const;

@@ -70,6 +70,7 @@ SignatureFetch SignatureChecks::fetch_once(const std::string& key, std::string_v
     in_flight_.emplace(key, flight);
     ++fetches_;
     lock.unlock();
+    if (settings_.fetched) settings_.fetched();
     SignatureFetch result;
     try {
         result = fetch_(reference, who, std::min(deadline, std::chrono::steady_clock::now() + settings_.fetch_timeout));

@@ -38,6 +38,7 @@ struct SignatureCheckSettings {
     std::chrono::milliseconds verified_ttl{600000};  // --registry-found-ttl
     std::chrono::milliseconds negative_ttl{30000};  // --registry-negative-ttl
     std::size_t max_entries = 4096;
+    std::function<void()> fetched;  // told of each fetch over the network (the metric); may be empty
 };
 
 // How an outcome was had, for the metrics.
