@@ -1,5 +1,8 @@
 // Any bytes as what a signature's verification reads: a --signature-policy
-// file, a Sigstore bundle, a trusted root, a Rekor entry's body, an in-toto statement, a checkpoint, and
+// file, a Sigstore bundle, a trusted root, a Rekor entry's body, an in-toto
+// statement, a checkpoint, what a registry answers as signatures are found
+// (an OCI manifest or index, a simple-signing payload, a Rekor bundle
+// annotation), and
 // (its first bytes as the shape) a Merkle inclusion proof: a result or a
 // reason, never a crash; what reads holds together (a log index is never
 // negative, a checkpoint's root hash is 32 bytes, a proof that leads
@@ -7,9 +10,11 @@
 #include "../src/sigstore/checkpoint.hpp"
 #include "../src/sigstore/merkle.hpp"
 
+#include "model_image_webhook/registry/oci_document.hpp"
 #include "model_image_webhook/signature_policy.hpp"
 #include "model_image_webhook/sigstore/bundle.hpp"
 #include "model_image_webhook/sigstore/rekor_entry.hpp"
+#include "model_image_webhook/sigstore/simple_signing.hpp"
 #include "model_image_webhook/sigstore/trusted_root.hpp"
 
 #include <cstdint>
@@ -51,6 +56,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!entry && entry.error().empty()) std::abort();
         const miw::Result<miw::sigstore::Statement> statement = miw::sigstore::read_statement(text);
         if (!statement && statement.error().empty()) std::abort();
+    }
+    {
+        const miw::Result<miw::OciDocument> doc = miw::read_oci_document(text, 64);
+        if (!doc && doc.error().empty()) std::abort();
+        if (doc && (doc->manifests.size() > 64 || doc->layers.size() > 64)) std::abort();
+        const miw::Result<std::string> digest = miw::sigstore::simple_signing_digest(text);
+        if (!digest && digest.error().empty()) std::abort();
+        const miw::Result<miw::sigstore::TlogEntry> logged = miw::sigstore::read_cosign_rekor_bundle(text);
+        if (!logged && logged.error().empty()) std::abort();
+        if (logged && logged->log_index < 0) std::abort();
     }
     {
         const miw::Result<miw::sigstore::Checkpoint> checkpoint = miw::sigstore::read_checkpoint(text);

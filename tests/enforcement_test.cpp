@@ -156,6 +156,15 @@ public:
     std::optional<std::vector<std::string>> nodes_holding(std::string_view, std::size_t) const override { return std::nullopt; }
 };
 
+// No image of r.example/unsigned is signed; every other one is.
+class Signatures : public SignatureSource {
+public:
+    SignatureOutcome verify(std::string_view reference, std::size_t, const PullSecretsRef*) const override {
+        if (reference.rfind("r.example/unsigned@", 0) == 0) return {SignatureStatus::unsigned_image, "no sigstore bundle referrer and no .sig tag"};
+        return {SignatureStatus::verified, "verified by a"};
+    }
+};
+
 }  // namespace
 
 TEST_CASE("every policy denial in every mode, through review()", "[enforcement]") {
@@ -169,6 +178,7 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
         std::vector<std::string> status_writers = {};
         bool no_artifacts = false;  // no ModelArtifact source at all
         RegistryCheck registry = RegistryCheck::off;
+        bool signature_policy = false;  // --signature-policy: every image of r.example must be signed
     };
     const auto naming = [&](const std::string& artifact, const std::string& image_annotation = "") {
         return R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-artifact":")" + artifact + "\"" +
@@ -202,6 +212,11 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
              plain_pod),
          "v1.35.0", {}, false, RegistryCheck::deny},
         {"registry-not-an-image", Endpoint::validate, artifact("CREATE", image("r.example/modelpack@" + kDigest)), "v1.35.0", {}, false, RegistryCheck::deny},
+        {"signature-unverified", Endpoint::validate, artifact("CREATE", image("r.example/unsigned@" + kDigest)), "v1.35.0", {}, false, RegistryCheck::off, true},
+        {"signature-unverified", Endpoint::mutate,
+         pod(R"({"name":"p","labels":{"gpustack.ai/model-delivery":"image"},"annotations":{"gpustack.ai/model-image":"r.example/unsigned@)" + kDigest + R"("}})",
+             plain_pod),
+         "v1.35.0", {}, false, RegistryCheck::off, true},
         {"node-floor", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-old"})")},
         {"node-not-found", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-gone"})")},
         {"node-unavailable", Endpoint::validate, pod(R"({"name":"p"})", image_volume + R"("nodeName":"gpu-away"})")},
@@ -215,6 +230,10 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
     }
     const Nodes nodes;
     const test::RegistryByRepository registry;
+    const Signatures signatures;
+    SignaturePolicy signed_images;
+    signed_images.policies.push_back(ImagePolicy{"r-example", {*ImageGlob::compile("r.example/*")}, {}, true});
+    const auto signature_policy = std::make_shared<const SignaturePolicy>(signed_images);
     StaticArtifactSource artifacts("the test's ModelArtifacts");
     artifacts.add("ml", "qwen", {"image", pinned});  // the Pods' namespace
     artifacts.add("ml", "hub", {"huggingFace", ""});
@@ -224,7 +243,9 @@ TEST_CASE("every policy denial in every mode, through review()", "[enforcement]"
             policy.apiserver = ApiserverVersion::from_text(c.kube);
             policy.status_writers = c.status_writers;
             policy.registry_check = c.registry;
+            if (c.signature_policy) policy.signature_policy = signature_policy;
             ReviewContext context{c.endpoint, policy, &nodes};
+            context.signatures = &signatures;
             if (!c.no_artifacts) context.artifacts = &artifacts;
             context.registry = &registry;
             std::string body = c.body;
