@@ -3,14 +3,25 @@
 // A measurement, not a test: it prints, and fails only on a file it cannot
 // read (exit 2) or an empty answer (exit 1).
 //
-//   build/bench/review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only] [--registry-warm]
+//   build/bench/review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only] [--registry-warm] [--signature-warm]
 //
 // --rapidjson-only: every body parsed by RapidJSON's reader, as before the
 // compact reader (for a before-and-after).
 // --registry-warm: --registry-check warn, every digest found in a warm cache
 // (15 GiB), as a server answers once the first review of an image has looked.
+// --signature-warm: --signature-policy with one ClusterImagePolicy matching
+// every image (a key authority), each digest's verdict (verified) already
+// kept, read as the server reads it: the kept verdict asked by reference and
+// policy for each matching policy.
+#include "../src/server/registry/signature_checks.hpp"
+#include "../src/sigstore/image_policy.hpp"
+
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/registry/cache.hpp"
+#include "model_image_webhook/text.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <chrono>
 #include <cstdio>
@@ -34,11 +45,58 @@ public:
     }
 };
 
+// A P-256 key, made for the run: the policy's key, and the signer of every digest's simple signature.
+struct BenchKey {
+    EVP_PKEY* key = nullptr;
+    BenchKey() {
+        EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nullptr);
+        EVP_PKEY_keygen_init(ctx);
+        EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, NID_X9_62_prime256v1);
+        EVP_PKEY_keygen(ctx, &key);
+        EVP_PKEY_CTX_free(ctx);
+    }
+    ~BenchKey() { EVP_PKEY_free(key); }
+    std::string public_pem() const {
+        BIO* bio = BIO_new(BIO_s_mem());
+        PEM_write_bio_PUBKEY(bio, key);
+        char* data = nullptr;
+        const long n = BIO_get_mem_data(bio, &data);
+        std::string out(data, static_cast<std::size_t>(n));
+        BIO_free(bio);
+        return out;
+    }
+    std::string sign(const std::string& bytes) const {
+        EVP_MD_CTX* md = EVP_MD_CTX_new();
+        EVP_DigestSignInit(md, nullptr, EVP_sha256(), nullptr, key);
+        std::size_t length = 0;
+        EVP_DigestSign(md, nullptr, &length, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+        std::string out(length, '\0');
+        EVP_DigestSign(md, reinterpret_cast<unsigned char*>(out.data()), &length, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+        out.resize(length);
+        EVP_MD_CTX_free(md);
+        return out;
+    }
+};
+
+// The kept verdicts, as a review on the server's I/O thread reads them.
+class KeptSignatures : public miw::SignatureSource {
+public:
+    explicit KeptSignatures(const miw::server::SignatureChecks& checks) : checks_(checks) {}
+    miw::SignatureOutcome verify(std::string_view reference, std::size_t policy, const miw::PullSecretsRef*) const override {
+        if (auto kept = checks_.cached(reference, policy)) return std::move(*kept);
+        // Not kept yet: the first round fetches (signs) and keeps it.
+        return checks_.check(reference, policy, miw::PullCredentials{}, std::chrono::steady_clock::now() + std::chrono::seconds(3)).outcome;
+    }
+
+private:
+    const miw::server::SignatureChecks& checks_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::fprintf(stderr, "usage: review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only]\n");
+        std::fprintf(stderr, "usage: review_cost validate|mutate FILE... [--rounds N] [--rapidjson-only] [--registry-warm] [--signature-warm]\n");
         return 2;
     }
     miw::ReviewContext context;
@@ -48,6 +106,22 @@ int main(int argc, char** argv) {
     const EveryDigestFound registry;
     const miw::RegistryCache cache(registry, std::chrono::seconds(30));
     const miw::CachedRegistrySource warm(cache, std::chrono::seconds(3));
+    const BenchKey key;
+    miw::SignaturePolicy signature_policy;
+    signature_policy.policies.push_back(miw::ImagePolicy{"every-model", {*miw::ImageGlob::compile("**")}, {miw::PolicyAuthority{"release-key", false, key.public_pem()}}, true});
+    const auto verifier = miw::sigstore::ImagePolicyVerifier::create(signature_policy, miw::sigstore::TrustedRoot{});
+    const miw::server::SignatureChecks checks(
+        [&key](std::string_view reference, const miw::PullCredentials&, miw::Deadline) {
+            miw::server::SignatureFetch fetched;
+            fetched.fetched = true;
+            miw::sigstore::SimpleSignature s;
+            s.payload = R"({"critical":{"image":{"docker-manifest-digest":")" + std::string(reference.substr(reference.rfind('@') + 1)) + R"("}}})";
+            s.signature = miw::base64_encode(key.sign(s.payload));
+            fetched.found.simple.push_back(std::move(s));
+            return fetched;
+        },
+        verifier ? *verifier : nullptr, miw::server::SignatureCheckSettings{});
+    const KeptSignatures kept(checks);
     std::vector<std::string> files;
     for (int i = 2; i < argc; ++i) {
         if (std::string_view(argv[i]) == "--rounds" && i + 1 < argc) {
@@ -55,6 +129,9 @@ int main(int argc, char** argv) {
         } else if (std::string_view(argv[i]) == "--registry-warm") {
             context.policy.registry_check = miw::RegistryCheck::warn;
             context.registry = &warm;
+        } else if (std::string_view(argv[i]) == "--signature-warm") {
+            context.policy.signature_policy = std::make_shared<const miw::SignaturePolicy>(signature_policy);
+            context.signatures = &kept;
         } else if (std::string_view(argv[i]) == "--rapidjson-only") {
             context.json_reader = miw::JsonReader::rapidjson_only;
         } else {

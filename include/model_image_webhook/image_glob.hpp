@@ -23,6 +23,7 @@ public:
 
 private:
     std::string glob_;
+    std::string tokens_;  // the glob read: a literal character, or a star's code
 };
 
 // Whether `name` matches the glob: "*" no "/", "**" anything.

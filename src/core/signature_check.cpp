@@ -2,6 +2,8 @@
 
 #include "model_image_webhook/warning.hpp"
 
+#include <algorithm>
+
 namespace miw {
 
 std::string_view to_string(SignatureStatus status) {
@@ -53,8 +55,9 @@ SignatureVerdict check_signatures(std::string_view field, std::string_view refer
                                   const PullSecretsRef* who) {
     SignatureVerdict out;
     if (policy == nullptr || source == nullptr) return out;
-    for (const std::size_t index : matching_policies(*policy, reference)) {
+    for (std::size_t index = 0; index < policy->policies.size(); ++index) {
         const ImagePolicy& matched = policy->policies[index];
+        if (std::none_of(matched.images.begin(), matched.images.end(), [&](const ImageGlob& glob) { return glob.matches(reference); })) continue;
         const SignatureOutcome outcome = source->verify(reference, index, who);
         if (outcome.status == SignatureStatus::verified) continue;
         if (matched.enforce) {

@@ -176,12 +176,12 @@ SignatureOutcome ImagePolicyVerifier::verify(const FoundSignatures& found, std::
         std::string first_reason;
         for (const Bundle& bundle : bundles) {
             Result<Verified> ok = verify_bundle(bundle, authority.root, artifact, authority.signer, now);
-            if (ok) return {SignatureStatus::verified, "verified by " + authority.name};
+            if (ok) return {SignatureStatus::verified, {}};
             if (first_reason.empty()) first_reason = ok.error();
         }
         for (const SimpleSignature* s : simple) {
             Result<Verified> ok = verify_simple(*s, authority, now);
-            if (ok) return {SignatureStatus::verified, "verified by " + authority.name};
+            if (ok) return {SignatureStatus::verified, {}};
             if (first_reason.empty()) first_reason = ok.error();
         }
         add_reason(detail, authority.name, first_reason);

@@ -17,11 +17,28 @@ std::string failure_detail(const RegistryLookup& failure) {
     return std::string(to_string(f)) + ": " + failure.detail;
 }
 
-std::string key_of(std::string_view reference, std::string_view identity) {
+// A fetch's key: the reference as one string for every way of writing it,
+// and whose credentials.
+std::string fetch_key_of(std::string_view reference, std::string_view identity) {
     std::string key = canonical_reference(reference);
     key += '\n';
     key += identity;
     return key;
+}
+
+// A kept verdict's key: the reference as written (the Pods of one workload
+// write it alike; another spelling is kept apart, fetched on its own once
+// the first is done), whose credentials, which policy. Made in `key`, a buffer the caller
+// keeps: a warm review allocates nothing and parses nothing.
+void verdict_key_of(std::string& key, std::string_view reference, std::string_view identity, std::size_t policy) {
+    key.assign(reference);
+    key += '\n';
+    key += identity;
+    key += '\n';
+    do {
+        key += static_cast<char>('0' + policy % 10);
+        policy /= 10;
+    } while (policy != 0);
 }
 
 }  // namespace
@@ -30,7 +47,8 @@ SignatureChecks::SignatureChecks(SignatureFetchFunction fetch, std::shared_ptr<c
     : fetch_(std::move(fetch)), verifier_(std::move(verifier)), settings_(settings) {}
 
 std::optional<SignatureOutcome> SignatureChecks::cached(std::string_view reference, std::size_t policy, std::string_view identity) const {
-    const std::string key = key_of(reference, identity) + '\n' + std::to_string(policy);
+    thread_local std::string key;
+    verdict_key_of(key, reference, identity, policy);
     std::lock_guard lock(mutex_);
     const auto it = kept_.find(key);
     if (it == kept_.end() || it->second.expires <= std::chrono::steady_clock::now()) return std::nullopt;
@@ -89,7 +107,7 @@ SignatureFetch SignatureChecks::fetch_once(const std::string& key, std::string_v
 
 SignatureAnswer SignatureChecks::check(std::string_view reference, std::size_t policy, const PullCredentials& who, Deadline deadline) const {
     if (std::optional<SignatureOutcome> known = cached(reference, policy, who.identity)) return {std::move(*known), true};
-    const std::string fetch_key = key_of(reference, who.identity);
+    const std::string fetch_key = fetch_key_of(reference, who.identity);
     const SignatureFetch fetched = fetch_once(fetch_key, reference, who, deadline);
     SignatureAnswer out;
     if (!fetched.fetched) {
@@ -100,7 +118,9 @@ SignatureAnswer SignatureChecks::check(std::string_view reference, std::size_t p
     const std::size_t at = reference.rfind('@');
     const std::string_view digest = at == std::string_view::npos ? std::string_view() : reference.substr(at + 1);
     out.outcome = verifier_->verify(fetched.found, digest, policy, static_cast<std::int64_t>(std::time(nullptr)));
-    keep(fetch_key + '\n' + std::to_string(policy), out.outcome);
+    std::string kept_key;
+    verdict_key_of(kept_key, reference, who.identity, policy);
+    keep(kept_key, out.outcome);
     return out;
 }
 

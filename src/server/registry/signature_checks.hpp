@@ -1,7 +1,8 @@
 // The signature checks of --signature-policy (design.md 1.11): a digest's
 // signatures fetched once for every review that asks at the same time (one
-// fetch for a burst of a thousand Pods of one image), each policy's verdict
-// then kept by digest, credentials and policy: a verified one for
+// fetch for a burst of a thousand Pods of one image, and one for those that
+// write it otherwise at the same time), each policy's verdict then kept by
+// the reference as written, credentials and policy: a verified one for
 // --registry-found-ttl, an unsigned or mismatched one for
 // --registry-negative-ttl (a signature may be attached a minute after the
 // push), a fetch that failed never. The fetch and the verifier are given:

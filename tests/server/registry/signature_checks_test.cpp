@@ -72,9 +72,11 @@ TEST_CASE("reviews asking at once share one fetch, and the verdict is kept", "[s
     const SignatureAnswer again = checks.check(kReference, 0, PullCredentials{}, std::chrono::steady_clock::now() + 5s);
     CHECK(again.from_cache);
     CHECK(fetches == 1);
-    // Another way of writing the same digest is the same entry; other credentials are not.
-    CHECK(checks.cached("registry.example.com/models/qwen:v1@sha256:" + std::string(64, 'a'), 0));
+    // Other credentials are another entry; another spelling of the digest is kept apart, and fetched for itself.
     CHECK_FALSE(checks.cached(kReference, 0, "someone-else"));
+    CHECK(checks.check("registry.example.com/models/qwen:v1@sha256:" + std::string(64, 'a'), 0, PullCredentials{}, std::chrono::steady_clock::now() + 5s)
+              .outcome.status == SignatureStatus::unsigned_image);
+    CHECK(fetches == 2);  // kept apart from the first spelling, each fetched once
 }
 
 TEST_CASE("a failure to fetch is told as unavailable and never kept", "[signature_checks]") {
