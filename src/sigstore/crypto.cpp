@@ -7,12 +7,18 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace miw::sigstore {
 
 struct PublicKey::Key {
     EVP_PKEY* pkey = nullptr;
+    std::string der;  // its SubjectPublicKeyInfo where it was read from one; else made when asked
     ~Key() { EVP_PKEY_free(pkey); }
 };
 
@@ -24,6 +30,34 @@ PublicKey wrap(EVP_PKEY* pkey) {
     out.key->pkey = pkey;
     return out;
 }
+
+// What was parsed from DER, the most recently used first; a few dozen, so a
+// scan finds them. Keys and certificates are immutable once parsed, and
+// OpenSSL's reference counts let threads share them.
+template <class Parsed>
+class DerCache {
+public:
+    Parsed find(std::string_view der) {
+        std::lock_guard lock(mutex_);
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            if (entries_[i].first.size() == der.size() && std::memcmp(entries_[i].first.data(), der.data(), der.size()) == 0) {
+                std::rotate(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(i), entries_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+                return entries_.front().second;
+            }
+        }
+        return nullptr;
+    }
+    void keep(std::string_view der, Parsed parsed) {
+        std::lock_guard lock(mutex_);
+        if (entries_.size() == kEntries) entries_.pop_back();
+        entries_.insert(entries_.begin(), {std::string(der), std::move(parsed)});
+    }
+
+private:
+    static constexpr std::size_t kEntries = 32;
+    std::mutex mutex_;
+    std::vector<std::pair<std::string, Parsed>> entries_;
+};
 
 const EVP_MD* digest_for(EVP_PKEY* pkey) {
     const int id = EVP_PKEY_get_base_id(pkey);
@@ -44,9 +78,31 @@ std::string sha256(std::string_view bytes) {
 
 std::string hex(std::string_view bytes) { return hex_encode(bytes); }
 
+std::shared_ptr<x509_st> parsed_certificate(std::string_view der) {
+    static DerCache<std::shared_ptr<X509>> cache;
+    if (std::shared_ptr<X509> known = cache.find(der)) return known;
+    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
+    X509* x = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
+    if (x != nullptr && p != reinterpret_cast<const unsigned char*>(der.data()) + der.size()) {
+        X509_free(x);
+        x = nullptr;  // bytes after the certificate
+    }
+    if (x == nullptr) {
+        ERR_clear_error();
+        return nullptr;
+    }
+    std::shared_ptr<X509> parsed(x, X509_free);
+    cache.keep(der, parsed);
+    return parsed;
+}
+
 Result<PublicKey> PublicKey::from_der(std::string_view der) {
+    static DerCache<std::shared_ptr<Key>> cache;
+    if (std::shared_ptr<Key> known = cache.find(der)) return PublicKey{std::move(known)};
     const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
     EVP_PKEY* pkey = d2i_PUBKEY(nullptr, &p, static_cast<long>(der.size()));
+    // Read whole as a SubjectPublicKeyInfo: its DER is the key's, with no encoding again.
+    const bool whole_spki = pkey != nullptr && p == reinterpret_cast<const unsigned char*>(der.data()) + der.size();
     if (pkey == nullptr) {
         // A trusted root's PKCS1_RSA_PKCS1V5 key is an RSAPublicKey, not a SubjectPublicKeyInfo.
         p = reinterpret_cast<const unsigned char*>(der.data());
@@ -54,7 +110,10 @@ Result<PublicKey> PublicKey::from_der(std::string_view der) {
         ERR_clear_error();
     }
     if (pkey == nullptr) return fail("not a DER public key");
-    return wrap(pkey);
+    PublicKey out = wrap(pkey);
+    if (whole_spki) out.key->der = std::string(der);
+    cache.keep(der, out.key);
+    return out;
 }
 
 std::vector<std::string> pem_certificates(std::string_view pem) {
@@ -96,13 +155,17 @@ Result<PublicKey> PublicKey::from_pem(std::string_view pem) {
 }
 
 Result<PublicKey> PublicKey::of_certificate(std::string_view der) {
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
-    X509* cert = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
-    if (cert == nullptr) return fail("not a DER certificate");
-    EVP_PKEY* pkey = X509_get_pubkey(cert);
-    X509_free(cert);
+    const std::shared_ptr<X509> cert = parsed_certificate(der);
+    if (!cert) return fail("not a DER certificate");
+    EVP_PKEY* pkey = X509_get_pubkey(cert.get());
     if (pkey == nullptr) return fail("the certificate's key cannot be read");
-    return wrap(pkey);
+    PublicKey out = wrap(pkey);
+    // The certificate's SubjectPublicKeyInfo as it holds it: OpenSSL 3's key encoder is slow.
+    unsigned char* spki = nullptr;
+    const int n = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert.get()), &spki);
+    if (n > 0) out.key->der.assign(reinterpret_cast<const char*>(spki), static_cast<std::size_t>(n));
+    OPENSSL_free(spki);
+    return out;
 }
 
 bool PublicKey::verifies(std::string_view message, std::string_view signature) const {
@@ -131,6 +194,7 @@ bool PublicKey::is_ed25519() const { return key && EVP_PKEY_get_base_id(key->pke
 
 std::string PublicKey::der() const {
     if (!key) return {};
+    if (!key->der.empty()) return key->der;
     unsigned char* out = nullptr;
     const int n = i2d_PUBKEY(key->pkey, &out);
     if (n <= 0) return {};

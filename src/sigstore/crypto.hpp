@@ -12,7 +12,15 @@
 #include <string_view>
 #include <vector>
 
+struct x509_st;
+
 namespace miw::sigstore {
+
+// A DER certificate parsed, through a small cache every verification shares:
+// OpenSSL 3 spends about a million instructions decoding one, and one
+// verification reads its leaf and the trust root's certificates several
+// times. Null for bytes that are no certificate, or hold more after it.
+std::shared_ptr<x509_st> parsed_certificate(std::string_view der);
 
 std::string sha256(std::string_view bytes);  // raw, 32 bytes
 std::string hex(std::string_view bytes);

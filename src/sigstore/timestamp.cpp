@@ -1,21 +1,15 @@
 #include "timestamp.hpp"
 
+#include "crypto.hpp"
+
 #include <openssl/err.h>
 #include <openssl/ts.h>
 #include <openssl/x509.h>
 
 #include <ctime>
+#include <memory>
 
 namespace miw::sigstore {
-
-namespace {
-
-X509* parse(const std::string& der) {
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
-    return d2i_X509(nullptr, &p, static_cast<long>(der.size()));
-}
-
-}  // namespace
 
 Result<std::int64_t> verify_timestamp(const std::string& der, const std::string& stamped, const std::vector<Authority>& authorities) {
     const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
@@ -36,18 +30,18 @@ Result<std::int64_t> verify_timestamp(const std::string& der, const std::string&
     bool ok = false;
     for (const Authority& authority : authorities) {
         if (ok || !authority.valid.contains(t) || authority.chain.empty()) continue;
-        // The authority's root trusted; its other certificates offered, for a token that carries none.
+        // Every certificate of the authority's chain is the trusted root's, and
+        // trusted as given (a partial chain), as the Fulcio chain is: the signer's
+        // certificate is offered too, for a token that carries none.
         X509_STORE* store = X509_STORE_new();
+        X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
         STACK_OF(X509)* offered = sk_X509_new_null();
         for (std::size_t i = 0; i < authority.chain.size(); ++i) {
-            X509* c = parse(authority.chain[i]);
-            if (c == nullptr) continue;
-            if (i + 1 == authority.chain.size()) {
-                X509_STORE_add_cert(store, c);
-                X509_free(c);
-            } else {
-                sk_X509_push(offered, c);
-            }
+            const std::shared_ptr<X509> c = parsed_certificate(authority.chain[i]);
+            if (!c) continue;
+            // The store and the stack take references of their own.
+            X509_STORE_add_cert(store, c.get());
+            if (i == 0 && X509_up_ref(c.get()) == 1) sk_X509_push(offered, c.get());
         }
         // Its chain at the stamped time: a TSA certificate may have expired since.
         X509_VERIFY_PARAM_set_time(X509_STORE_get0_param(store), static_cast<time_t>(t));

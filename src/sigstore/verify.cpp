@@ -41,12 +41,8 @@ std::string key_der_of(const std::string& given) {
 }
 
 bool self_issued(const std::string& der) {
-    const unsigned char* p = reinterpret_cast<const unsigned char*>(der.data());
-    X509* x = d2i_X509(nullptr, &p, static_cast<long>(der.size()));
-    if (x == nullptr) return false;
-    const bool self = X509_check_issued(x, x) == X509_V_OK;
-    X509_free(x);
-    return self;
+    const std::shared_ptr<X509> x = parsed_certificate(der);
+    return x && X509_check_issued(x.get(), x.get()) == X509_V_OK;
 }
 
 // DSSE's pre-authentication encoding, what its signatures sign.
