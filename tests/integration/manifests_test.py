@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 REPO = os.path.abspath(sys.argv[1])
+# The binary reads the shipped signature policy as the Pod would (built beside the repository by default).
+BINARY = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.join(REPO, "build", "model-image-webhook")
 FIXTURES = os.path.join(REPO, "tests", "fixtures", "openapi")
 if shutil.which("kubectl") is None:
     print("kubectl is not installed: the manifests cannot be rendered here")
@@ -53,8 +55,15 @@ for overlay in ("cert-manager", "self-signed"):
     os.makedirs(composed)
     with open(os.path.join(composed, "kustomization.yaml"), "w") as f:
         f.write("resources: [../../overlays/%s]\ncomponents: [../../overlays/pull-secrets]\n" % overlay)
-TARGETS = ["base", "overlays/cert-manager", "overlays/self-signed", "with-pull-secrets/cert-manager", "with-pull-secrets/self-signed"]
-SHIPPED = [t for t in TARGETS if not t.startswith("with-pull-secrets/")]
+# And with the signatures component.
+for overlay in ("cert-manager", "self-signed"):
+    composed = os.path.join(MANIFESTS, "with-signatures", overlay)
+    os.makedirs(composed)
+    with open(os.path.join(composed, "kustomization.yaml"), "w") as f:
+        f.write("resources: [../../overlays/%s]\ncomponents: [../../overlays/signatures]\n" % overlay)
+TARGETS = ["base", "overlays/cert-manager", "overlays/self-signed", "with-pull-secrets/cert-manager", "with-pull-secrets/self-signed",
+           "with-signatures/cert-manager", "with-signatures/self-signed"]
+SHIPPED = [t for t in TARGETS if not t.startswith(("with-pull-secrets/", "with-signatures/"))]
 
 
 def render(target):
@@ -269,6 +278,28 @@ def the_pull_secrets_component_grants_get_by_role_bindings_in_the_listed_namespa
             assert b["subjects"] == [{"kind": "ServiceAccount", "name": "model-image-webhook", "namespace": "model-image-webhook"}]
         args = [o for o in objects if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["containers"][0]["args"]
         assert args.count("--registry-pull-secrets=true") == 1 and "--registry-check=warn" in args, args
+
+
+@test
+def the_signatures_component_mounts_its_policy_which_the_binary_reads():
+    for target in ("with-signatures/cert-manager", "with-signatures/self-signed"):
+        objects = render(target)
+        config = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "model-image-webhook-signature-policy"][0]
+        assert config["metadata"]["namespace"] == "model-image-webhook", config["metadata"]
+        pod = [o for o in objects if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        assert container["args"].count("--signature-policy=/etc/model-image-webhook/signatures/policy.yaml") == 1, container["args"]
+        assert {"name": "signature-policy", "mountPath": "/etc/model-image-webhook/signatures", "readOnly": True} in container["volumeMounts"]
+        assert {"name": "signature-policy", "configMap": {"name": "model-image-webhook-signature-policy"}} in pod["volumes"]
+        # The policy shipped is one the binary starts with: read it as the Pod would.
+        policy = os.path.join(WORK, "policy.yaml")
+        with open(policy, "w") as f:
+            f.write(config["data"]["policy.yaml"])
+        done = subprocess.run([BINARY, "test", "--signature-policy", policy, os.path.join(REPO, "examples", "manifests")], capture_output=True, text=True, timeout=60)
+        assert done.returncode in (0, 1) and "--signature-policy" not in done.stderr, (done.returncode, done.stderr)
+    for target in SHIPPED:
+        args = [o for o in render(target) if o["kind"] == "Deployment"][0]["spec"]["template"]["spec"]["containers"][0]["args"]
+        assert not [a for a in args if a.startswith("--signature-policy")], (target, args)
 
 
 @test
