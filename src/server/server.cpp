@@ -208,6 +208,7 @@ public:
                                          {"enforcement", to_string(config_.enforcement)},
                                          {"registryCheck", to_string(config_.policy.registry_check)},
                                          {"registryPullSecrets", pull_secrets_.has_value()},
+                                         {"signaturePolicies", static_cast<long long>(config_.policy.signature_policy ? config_.policy.signature_policy->policies.size() : 0)},
                                          {"threads", static_cast<long long>(threads_)},
                                          {"threadsFrom", config_.threads != 0 ? std::string("--threads") : cpu_budget_.explained}});
         // Worker contexts have no work of their own between connections: keep them running.
