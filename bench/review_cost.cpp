@@ -15,13 +15,12 @@
 // policy for each matching policy.
 #include "../src/server/registry/signature_checks.hpp"
 #include "../src/sigstore/image_policy.hpp"
+#include "../tests/sigstore/test_key.hpp"
 
 #include "model_image_webhook/admission_review.hpp"
 #include "model_image_webhook/registry/cache.hpp"
 #include "model_image_webhook/text.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
 
 #include <chrono>
 #include <cstdio>
@@ -42,39 +41,6 @@ public:
         found.status = miw::RegistryLookupStatus::found;
         found.compressed_bytes = 15ull << 30;
         return found;
-    }
-};
-
-// A P-256 key, made for the run: the policy's key, and the signer of every digest's simple signature.
-struct BenchKey {
-    EVP_PKEY* key = nullptr;
-    BenchKey() {
-        EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nullptr);
-        EVP_PKEY_keygen_init(ctx);
-        EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, NID_X9_62_prime256v1);
-        EVP_PKEY_keygen(ctx, &key);
-        EVP_PKEY_CTX_free(ctx);
-    }
-    ~BenchKey() { EVP_PKEY_free(key); }
-    std::string public_pem() const {
-        BIO* bio = BIO_new(BIO_s_mem());
-        PEM_write_bio_PUBKEY(bio, key);
-        char* data = nullptr;
-        const long n = BIO_get_mem_data(bio, &data);
-        std::string out(data, static_cast<std::size_t>(n));
-        BIO_free(bio);
-        return out;
-    }
-    std::string sign(const std::string& bytes) const {
-        EVP_MD_CTX* md = EVP_MD_CTX_new();
-        EVP_DigestSignInit(md, nullptr, EVP_sha256(), nullptr, key);
-        std::size_t length = 0;
-        EVP_DigestSign(md, nullptr, &length, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-        std::string out(length, '\0');
-        EVP_DigestSign(md, reinterpret_cast<unsigned char*>(out.data()), &length, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
-        out.resize(length);
-        EVP_MD_CTX_free(md);
-        return out;
     }
 };
 
@@ -106,7 +72,8 @@ int main(int argc, char** argv) {
     const EveryDigestFound registry;
     const miw::RegistryCache cache(registry, std::chrono::seconds(30));
     const miw::CachedRegistrySource warm(cache, std::chrono::seconds(3));
-    const BenchKey key;
+    // The policy's key, and the signer of every digest's simple signature.
+    const miw::test::TestKey key;
     miw::SignaturePolicy signature_policy;
     signature_policy.policies.push_back(miw::ImagePolicy{"every-model", {*miw::ImageGlob::compile("**")}, {miw::PolicyAuthority{"release-key", false, key.public_pem()}}, true});
     const auto verifier = miw::sigstore::ImagePolicyVerifier::create(signature_policy, miw::sigstore::TrustedRoot{});

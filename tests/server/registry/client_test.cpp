@@ -20,11 +20,6 @@ namespace {
 
 Deadline soon() { return std::chrono::steady_clock::now() + 5s; }
 
-class NoKeys : public Keyring {
-public:
-    std::vector<RegistryCredential> lookup(std::string_view, std::string_view) const override { return {}; }
-};
-
 // A registry's content by digest, served at any host.
 struct Content {
     std::string body;

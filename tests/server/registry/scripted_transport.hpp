@@ -4,6 +4,8 @@
 
 #include "../../../src/server/registry/transport.hpp"
 
+#include "model_image_webhook/registry/keyring.hpp"
+
 #include <functional>
 #include <mutex>
 #include <string>
@@ -26,6 +28,12 @@ public:
 private:
     std::function<HttpResponse(const HttpRequest&)> script_;
     mutable std::mutex mutex_;
+};
+
+// A node with no credentials at all.
+class NoKeys : public Keyring {
+public:
+    std::vector<RegistryCredential> lookup(std::string_view, std::string_view) const override { return {}; }
 };
 
 inline HttpResponse answer(int status, std::string body = {}, std::string content_type = {}) {

@@ -19,11 +19,6 @@ namespace {
 
 Deadline soon() { return std::chrono::steady_clock::now() + 5s; }
 
-class NoKeys : public Keyring {
-public:
-    std::vector<RegistryCredential> lookup(std::string_view, std::string_view) const override { return {}; }
-};
-
 const std::string kImage = "sha256:" + std::string(64, 'a');
 const std::string kReference = "registry.example.com/models/qwen@" + kImage;
 const std::string kTag = "sha256-" + std::string(64, 'a');
