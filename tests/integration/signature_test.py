@@ -302,9 +302,13 @@ def a_registry_that_cannot_be_reached_refuses_under_enforce_and_warns_under_warn
 
 
 @test
-def an_unsigned_pod_is_refused_at_mutation():
+def an_unsigned_pod_or_workload_is_refused_at_mutation_and_a_signed_one_rendered():
     code, r, _ = review(rt.pod_review(ref("models/unsigned", UNSIGNED)), endpoint="mutate")
     assert code == 1 and r["status"]["code"] == 403 and "gpustack.ai/model-image" in refusal(r) and "none of this digest was found" in refusal(r), r
+    code, r, _ = review(rt.deployment_review(ref("models/forked", FORKED), "ml", "default"), endpoint="mutate")
+    assert code == 1 and r["status"]["code"] == 403 and "no identity of the policy matches" in refusal(r), r
+    code, r, err = review(rt.deployment_review(ref("models/signed", SIGNED), "ml", "default"), endpoint="mutate")
+    assert code == 0 and r["allowed"] and "patch" in r, (r, err)
 
 
 @test
@@ -398,6 +402,13 @@ class HostileSignatures(http.server.BaseHTTPRequestHandler):
             entry = {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": HUGE_MANIFEST_DIGEST, "size": len(HUGE_MANIFEST),
                      "artifactType": BUNDLE_TYPE}
             return self.answer(200, json.dumps({"schemaVersion": 2, "manifests": [entry]}).encode(), "application/vnd.oci.image.index.v1+json")
+        if behaviour == "loop" and "/manifests/sha256-" in self.path and not self.path.endswith(".sig"):
+            # A referrer that is the image itself, whose referrers tag lists it again.
+            entry = {"mediaType": "application/vnd.oci.image.index.v1+json", "digest": LOOP_INDEX_DIGEST, "size": len(LOOP_INDEX)}
+            return self.answer(200, LOOP_INDEX, "application/vnd.oci.image.index.v1+json") if LOOP_INDEX_DIGEST in self.path else self.answer(
+                200, json.dumps({"schemaVersion": 2, "manifests": [entry]}).encode(), "application/vnd.oci.image.index.v1+json")
+        if behaviour == "loop" and LOOP_INDEX_DIGEST in self.path:
+            return self.answer(200, LOOP_INDEX, "application/vnd.oci.image.index.v1+json")
         if behaviour == "huge" and HUGE_MANIFEST_DIGEST in self.path:
             return self.answer(200, HUGE_MANIFEST, "application/vnd.oci.image.manifest.v1+json")
         return self.answer(404, b'{"errors":[{"code":"MANIFEST_UNKNOWN"}]}')
@@ -407,6 +418,10 @@ HUGE_MANIFEST = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oc
                             "config": {"mediaType": "application/vnd.oci.empty.v1+json", "digest": "sha256:" + hashlib.sha256(EMPTY).hexdigest(), "size": 2},
                             "layers": [{"mediaType": BUNDLE_TYPE, "digest": "sha256:" + "2" * 64, "size": 64 << 20}]}).encode()
 HUGE_MANIFEST_DIGEST = "sha256:" + hashlib.sha256(HUGE_MANIFEST).hexdigest()
+# An index listing itself among its referrers.
+LOOP_INDEX = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": [
+    {"mediaType": "application/vnd.oci.image.index.v1+json", "digest": "sha256:" + "3" * 64, "size": 10}]}).encode()
+LOOP_INDEX_DIGEST = "sha256:" + hashlib.sha256(LOOP_INDEX).hexdigest()
 HOSTILE = rt.serve_https(HostileSignatures)
 HOSTILE_AUTHORITY = "127.0.0.1:%d" % HOSTILE.server_address[1]
 
@@ -421,6 +436,10 @@ def a_hostile_registry_ends_in_a_bounded_refusal():
         assert code == 1 and words in refusal(r), (behaviour, r, err)
     # Ten thousand referrers are one answer read, not ten thousand asks.
     assert HostileSignatures.asked["many"] == 2, HostileSignatures.asked
+    # A referrer that lists itself is read once, as what it is: no signature.
+    code, r, err = rt.review(rt.artifact_review("%s/loop/m@%s" % (HOSTILE_AUTHORITY, LOOP_INDEX_DIGEST)), "--signature-policy", policy, mode="off")
+    assert code == 1 and "none of this digest was found" in refusal(r), (r, err)
+    assert HostileSignatures.asked["loop"] <= 4, HostileSignatures.asked
 
 
 if __name__ == "__main__":
