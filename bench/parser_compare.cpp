@@ -1,7 +1,7 @@
 // The review's parse (the compact reader into RapidJSON's DOM, as review()
 // runs it) beside simdjson's DOM parser on the same bodies, and beside the
 // compact reader alone, driven with a handler that keeps nothing: the
-// measurements behind docs/performance.md's "a faster parser" (run 13) and
+// measurements behind docs/performance.md's "What limits the figures" (run 13 in its history) and
 // what a reader with no DOM could save (run 28). Built and run by
 // bench/parser-compare.sh, which installs Debian's libsimdjson-dev for it;
 // nothing in the server links simdjson.

@@ -9,7 +9,7 @@
 # one table. A measurement: it prints, it never fails on a figure.
 #
 #   bash bench/run.sh            (about 8 minutes: one round)
-#   ROUNDS=5 bash bench/run.sh   (about 41 minutes: the figures docs/performance.md records since run 47)
+#   ROUNDS=5 bash bench/run.sh   (about 41 minutes: the latest figures of docs/performance.md)
 #   CASES="mutate-small mutate-large" ROUNDS=5 bash bench/run.sh   (some cases, more rounds)
 #
 # The references come from ../shared/bench (set MIW_BENCH_REFERENCES to use another copy).
@@ -39,7 +39,7 @@ for c in validate mutate-small mutate-kubectl; do [[ " $CASES " == *" $c "* ]] &
 serve="$repo/build/model-image-webhook serve --listen 127.0.0.1:\$PORT --tls-cert \$CERT --tls-key \$KEY --kube-version v1.35.0"
 # Interleaved, as ../shared/bench/README.md advises on this drifting box, case by case:
 # each case is measured on every server within a minute or two, so that the machine's
-# slow phases, which last minutes (docs/performance.md, run 44), fall on all of them
+# slow phases, which last minutes (run 44, in docs/performance.md's git history), fall on all of them
 # alike rather than on whichever server's turn it is; each round starts the order one
 # server later. The table gives each figure's median over the rounds.
 servers=(nginx peer-go model-image-webhook model-image-webhook-threads-1)
@@ -52,7 +52,7 @@ core_speed() {
 }
 fastest=$(core_speed)  # the fastest the core has been seen in this run
 # One server on one case. This box has slow phases of minutes in which every server takes
-# up to half again its CPU a request (docs/performance.md, runs 44 to 46), and a ratio of
+# up to half again its CPU a request (runs 44 to 46, in docs/performance.md's git history), and a ratio of
 # two servers is only worth reading when both were measured at the same speed. So the
 # core's speed is probed before (by run.sh) and after each measurement, and a measurement
 # whose slower probe is under 90 % of the fastest seen is taken again, twice at most,

@@ -4,7 +4,7 @@
 // (30 s by default) and then writes the whole 30 s back at once: at 50,000
 // reviews a second, some 500 MB in one burst, tens of milliseconds of kernel
 // work on every CPU, which the requests of that second wait behind
-// (docs/performance.md, "The kubectl-shaped cases' p99.9"). Starting it each
+// (measured after run 43: docs/performance.md's git history). Starting it each
 // MiB, as RocksDB's bytes_per_sync does, spreads the same work evenly. A pipe
 // (a container's log, read by the runtime) or a terminal has no page cache
 // of its own and is left alone. No Boost here.
