@@ -50,7 +50,7 @@ def sign(signatures):
                           capture_output=True, timeout=120, env=dict(os.environ, NODE_PATH=SIGSTORE_JS))
     assert done.returncode == 0, done.stderr.decode()
     out = json.loads(done.stdout)
-    return out["trustedRoot"], out["bundles"]
+    return out["trustedRoot"], out["bundles"], out["sigstoreJs"]
 
 
 def attach_bundle(name, subject_digest, bundle, listed=()):
@@ -115,7 +115,7 @@ ARM = push_image("models/multi", 12)
 AMD = push_image("models/multi", 13)
 INDEX = CLIENT.push_index("models/multi", [({"os": "linux", "architecture": "amd64"}, AMD, 0), ({"os": "linux", "architecture": "arm64"}, ARM, 0)])
 SLSA = "https://slsa.dev/provenance/v1"
-TRUSTED_ROOT, BUNDLES = sign([
+TRUSTED_ROOT, BUNDLES, SIGSTORE_JS = sign([
     {"digest": SIGNED, "subject": RELEASE, "issuer": ISSUER},
     {"digest": FORKED, "subject": FORK, "issuer": ISSUER},
     {"digest": SLSA_ONLY, "subject": RELEASE, "issuer": ISSUER, "predicateType": SLSA},
@@ -215,6 +215,17 @@ def a_model_image_signed_by_the_release_workflow_is_admitted():
     # And the same bundle passes sigstore-js's own trust root, asked for by the CLI.
     code, r, err = review(rt.pod_review(ref("models/signed", SIGNED)), endpoint="mutate")
     assert code == 0 and r["allowed"] and "patch" in r, (r, err)
+
+
+@test
+def sigstore_js_agrees_on_the_bundles_it_made():
+    # Its own verifier (@sigstore/verify) against the mock's trust root: the bundles the product
+    # admits are valid to sigstore-js, and the one expired when logged is refused by both.
+    for i in (0, 1, 2, 4, 5, 6, 7):
+        assert SIGSTORE_JS[i] == "verified", (i, SIGSTORE_JS[i])
+    assert SIGSTORE_JS[3] != "verified", SIGSTORE_JS[3]
+    code, r, _ = review(rt.artifact_review(ref("models/expired", EXPIRED)))
+    assert code == 1, r
 
 
 @test

@@ -4,14 +4,17 @@
 //
 // stdin: {"signatures": [{"digest": "sha256:HEX", "subject": "...", "issuer": "...",
 //          "predicateType": "...", "expired": false}]}
-// stdout: {"trustedRoot": {...trusted_root.json...}, "bundles": [bundle JSON, ...]}
+// stdout: {"trustedRoot": {...trusted_root.json...}, "bundles": [bundle JSON, ...],
+//          "sigstoreJs": ["verified" or why @sigstore/verify refused each, ...]}
 // NODE_PATH names the node_modules holding @sigstore/sign and @sigstore/mock.
 'use strict';
 const crypto = require('crypto');
 const { initializeCA, initializeCTLog, initializeTLog, fulcioHandler, rekorHandler } = require('@sigstore/mock');
 const { mock } = require('@sigstore/mock/dist/mock');
 const { DSSEBundleBuilder, FulcioSigner, RekorWitness } = require('@sigstore/sign');
-const { bundleToJSON } = require('@sigstore/bundle');
+const { bundleFromJSON, bundleToJSON } = require('@sigstore/bundle');
+const { TrustedRoot } = require('@sigstore/protobuf-specs');
+const { Verifier, toSignedEntity, toTrustMaterial } = require('@sigstore/verify');
 
 const FULCIO = 'https://fulcio.mock.test';
 const FULCIO_PAST = 'https://fulcio-past.mock.test';
@@ -73,7 +76,17 @@ async function main() {
     }],
     timestampAuthorities: [],
   };
-  process.stdout.write(JSON.stringify({ trustedRoot, bundles }));
+  // sigstore-js's own verdict on each bundle, its identity asked for: a cross-check of the product's.
+  const verifier = new Verifier(toTrustMaterial(TrustedRoot.fromJSON(trustedRoot)), { tlogThreshold: 1, ctlogThreshold: 1 });
+  const sigstoreJs = input.signatures.map((s, i) => {
+    try {
+      verifier.verify(toSignedEntity(bundleFromJSON(bundles[i])), { subjectAlternativeName: s.subject, extensions: { issuer: s.issuer } });
+      return 'verified';
+    } catch (e) {
+      return String(e && e.message ? e.message : e);
+    }
+  });
+  process.stdout.write(JSON.stringify({ trustedRoot, bundles, sigstoreJs }));
 }
 
 main().catch((e) => {
