@@ -74,8 +74,11 @@ int main(int argc, char** argv) {
     const miw::CachedRegistrySource warm(cache, std::chrono::seconds(3));
     // The policy's key, and the signer of every digest's simple signature.
     const miw::test::TestKey key;
+    miw::PolicyAuthority release_key;
+    release_key.name = "release-key";
+    release_key.key_pem = key.public_pem();
     miw::SignaturePolicy signature_policy;
-    signature_policy.policies.push_back(miw::ImagePolicy{"every-model", {*miw::ImageGlob::compile("**")}, {miw::PolicyAuthority{"release-key", false, key.public_pem()}}, true});
+    signature_policy.policies.push_back(miw::ImagePolicy{"every-model", {*miw::ImageGlob::compile("**")}, {release_key}, true});
     const auto verifier = miw::sigstore::ImagePolicyVerifier::create(signature_policy, miw::sigstore::TrustedRoot{});
     const miw::server::SignatureChecks checks(
         [&key](std::string_view reference, const miw::PullCredentials&, miw::Deadline) {

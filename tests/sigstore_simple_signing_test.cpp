@@ -30,7 +30,7 @@ TEST_CASE("the digest a simple-signing payload signs, its keys matched as Go's d
 }
 
 TEST_CASE("a payload that names no digest is refused", "[simple_signing]") {
-    for (const std::string payload : {std::string("{"), std::string(R"({"critical":{}})"), std::string(R"({"critical":{"image":{"docker-manifest-digest":5}}})")}) {
+    for (const std::string& payload : {std::string("{"), std::string(R"({"critical":{}})"), std::string(R"({"critical":{"image":{"docker-manifest-digest":5}}})")}) {
         CAPTURE(payload);
         CHECK_FALSE(simple_signing_digest(payload));
     }
