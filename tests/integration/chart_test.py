@@ -10,7 +10,6 @@ followed by names, selectors and monitoring matchers.
   chart_test.py REPO_DIR BINARY [ONLY]
 Exit 77 (skipped) without helm (scripts/setup-debian.sh installs it)."""
 import base64
-import copy
 import json
 import os
 import subprocess
@@ -81,9 +80,7 @@ def without_bookkeeping(value):
 
 
 def kustomize(target):
-    run = subprocess.run([KUBECTL, "kustomize", os.path.join(REPO, target)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    return [d for d in yaml.safe_load_all(run.stdout) if d]
+    return kube_tools.kustomize(KUBECTL, os.path.join(REPO, target))
 
 
 TESTS = []

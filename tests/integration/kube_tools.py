@@ -5,8 +5,10 @@ objects they render checked against Kubernetes 1.35's OpenAPI schemas
 (tests/fixtures/openapi)."""
 import os
 import shutil
+import subprocess
 
 import jsonschema
+import yaml
 
 import harness
 
@@ -22,6 +24,13 @@ def tool(name):
     """The path of kubectl or helm: the 1.35 one set up for the tests, else PATH's; None without one."""
     path = os.path.join(TOOLS_BIN, name)
     return path if os.access(path, os.X_OK) else shutil.which(name)
+
+
+def kustomize(kubectl, path):
+    """The objects `kubectl kustomize PATH` renders."""
+    run = subprocess.run([kubectl, "kustomize", path], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return [d for d in yaml.safe_load_all(run.stdout) if d]
 
 
 def gvk(obj):

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -56,9 +55,7 @@ SHIPPED = [t for t in TARGETS if not t.startswith(("with-pull-secrets/", "with-s
 
 
 def render(target):
-    run = subprocess.run([KUBECTL, "kustomize", os.path.join(MANIFESTS, target)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    return [d for d in yaml.safe_load_all(run.stdout) if d]
+    return kube_tools.kustomize(KUBECTL, os.path.join(MANIFESTS, target))
 
 
 TESTS = []
