@@ -102,12 +102,17 @@ private:
 
 bool is_bundle_type(std::string_view type) { return type.rfind(kSigstoreBundlePrefix, 0) == 0; }
 
-bool verifiable(const std::string& digest) { return digest.rfind("sha256:", 0) == 0 || digest.rfind("sha512:", 0) == 0; }
+// cosign's tag for what it attaches to a digest: "sha256-HEX", then ".sig" for the legacy signatures.
+std::string digest_tag(const RegistryLocator& locator) {
+    std::string tag = locator.digest;
+    std::replace(tag.begin(), tag.end(), ':', '-');
+    return tag;
+}
 
 // A blob a descriptor names: over its cap, or of a digest no one can check, refused before it is asked.
 Got blob(const HostReader& reader, const OciDescriptor& d) {
     Got out;
-    if (!verifiable(d.digest)) {
+    if (!is_verifiable_digest(d.digest)) {
         out.failure = unavailable(RegistryFailure::bad_answer, "a signature's descriptor names no digest that can be checked");
         return out;
     }
@@ -124,9 +129,7 @@ Got referrers_index(const HostReader& reader, const RegistryLocator& locator) {
     // A registry without the API answers 404 (distribution 2.8), or refuses the path.
     if (listed.state == Got::ok) return listed;
     if (listed.state == Got::failed && listed.failure.failure != RegistryFailure::server_error) return listed;
-    std::string tag = locator.digest;
-    std::replace(tag.begin(), tag.end(), ':', '-');
-    return reader.get("/manifests/" + tag, kIndexAccept, kMaxManifestBytes, "");
+    return reader.get("/manifests/" + digest_tag(locator), kIndexAccept, kMaxManifestBytes, "");
 }
 
 // Each sigstore bundle among the referrers, read into `found`; a failure, or nothing.
@@ -142,7 +145,7 @@ std::optional<RegistryLookup> read_referrers(const HostReader& reader, const Reg
             ++found.other_referrers;
             continue;
         }
-        if (!verifiable(referrer.digest)) return unavailable(RegistryFailure::bad_answer, "a referrer names no digest that can be checked");
+        if (!is_verifiable_digest(referrer.digest)) return unavailable(RegistryFailure::bad_answer, "a referrer names no digest that can be checked");
         Got manifest = reader.get("/manifests/" + referrer.digest, kManifestAccept, kMaxSignatureBlobBytes, referrer.digest);
         if (manifest.state == Got::missing) continue;  // listed, since deleted
         if (manifest.state == Got::failed) return manifest.failure;
@@ -163,9 +166,7 @@ std::optional<RegistryLookup> read_referrers(const HostReader& reader, const Reg
 
 // The legacy `sha256-HEX.sig` manifest's simple-signing layers, read into `found`.
 std::optional<RegistryLookup> read_legacy(const HostReader& reader, const RegistryLocator& locator, sigstore::FoundSignatures& found) {
-    std::string tag = locator.digest;
-    std::replace(tag.begin(), tag.end(), ':', '-');
-    Got listed = reader.get("/manifests/" + tag + ".sig", kManifestAccept, kMaxManifestBytes, "");
+    Got listed = reader.get("/manifests/" + digest_tag(locator) + ".sig", kManifestAccept, kMaxManifestBytes, "");
     if (listed.state == Got::failed) return listed.failure;
     if (listed.state == Got::missing) return std::nullopt;
     Result<OciDocument> manifest = read_oci_document(std::move(listed.body), kMaxReferrers);
